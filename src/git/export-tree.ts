@@ -1,0 +1,30 @@
+/**
+ * Writes the tree of one git revision into a folder, without a work tree and without
+ * touching the repository's index or refs (a throwaway index file is used).
+ */
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ToolRunner } from '../run-tool.js';
+
+export async function resolveRevision(runner: ToolRunner, repoDir: string, rev: string): Promise<string> {
+  const { stdout } = await runner.run('git', ['-C', repoDir, 'rev-parse', '--verify', '--end-of-options', `${rev}^{commit}`]);
+  return stdout.trim();
+}
+
+export async function exportTree(
+  runner: ToolRunner,
+  repoDir: string,
+  sha: string,
+  dest: string,
+  scratch: string,
+): Promise<void> {
+  await mkdir(dest, { recursive: true });
+  const index = join(scratch, `index-${sha}`);
+  const env = { GIT_INDEX_FILE: index };
+  try {
+    await runner.run('git', ['-C', repoDir, 'read-tree', sha], { env });
+    await runner.run('git', ['-C', repoDir, 'checkout-index', '--all', `--prefix=${dest}/`], { env });
+  } finally {
+    await rm(index, { force: true });
+  }
+}

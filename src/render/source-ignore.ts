@@ -1,0 +1,105 @@
+/**
+ * Which files a Flux source artifact leaves out, as source-controller decides it: every
+ * `.sourceignore` (scoped to its folder), then the source's `spec.ignore`; when there are
+ * none, the default exclusions instead; VCS files always. The last matching pattern wins,
+ * and a pattern that matches a folder matches everything under it. Folders are not
+ * pruned: a file inside an excluded folder can be re-included by a later pattern.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import ignore, { type Ignore } from 'ignore';
+
+const VCS_PATTERNS = ['.git/', '.gitignore', '.gitmodules', '.gitattributes'];
+
+const DEFAULT_PATTERNS = [
+  '*.jpg',
+  '*.jpeg',
+  '*.gif',
+  '*.png',
+  '*.wmv',
+  '*.flv',
+  '*.tar.gz',
+  '*.zip',
+  '.github/',
+  '.circleci/',
+  '.travis.yml',
+  '.gitlab-ci.yml',
+  'appveyor.yml',
+  '.drone.yml',
+  'cloudbuild.yaml',
+  'codeship-services.yml',
+  'codeship-steps.yml',
+  '**/.goreleaser.yml',
+  '**/.sops.yaml',
+  '**/.flux.yaml',
+];
+
+interface ScopedPattern {
+  /** Folder (relative to the source root, '' for the root) the pattern applies within. */
+  domain: string;
+  matcher: Ignore;
+}
+
+export class SourceIgnore {
+  private constructor(private readonly patterns: readonly ScopedPattern[]) {}
+
+  /** Loads the rules of the source tree at `root`; `specIgnore` is the source's spec.ignore. */
+  static async load(root: string, specIgnore?: string): Promise<SourceIgnore> {
+    const own: ScopedPattern[] = [];
+    await collectIgnoreFiles(root, '', own);
+    if (specIgnore !== undefined) own.push(...readPatterns(specIgnore, ''));
+    const base = own.length > 0 ? VCS_PATTERNS : [...VCS_PATTERNS, ...DEFAULT_PATTERNS];
+    return new SourceIgnore([...base.map((p) => scoped('', p)), ...own]);
+  }
+
+  /** True when the file or folder at `relPath` (forward slashes, no leading './') is left out. */
+  ignores(relPath: string, isDir: boolean): boolean {
+    const segments = relPath.split('/').filter(Boolean);
+    for (let i = this.patterns.length - 1; i >= 0; i--) {
+      const verdict = matchScoped(this.patterns[i]!, segments, isDir);
+      if (verdict !== undefined) return verdict;
+    }
+    return false;
+  }
+}
+
+function scoped(domain: string, pattern: string): ScopedPattern {
+  return { domain, matcher: ignore({ allowRelativePaths: true }).add(pattern) };
+}
+
+function readPatterns(text: string, domain: string): ScopedPattern[] {
+  return text
+    .split(/\r?\n/)
+    .filter((line) => !line.startsWith('#') && line.trim() !== '')
+    .map((line) => scoped(domain, line));
+}
+
+/** undefined: the pattern says nothing; true: excluded; false: re-included. */
+function matchScoped(p: ScopedPattern, segments: string[], isDir: boolean): boolean | undefined {
+  const domain = p.domain ? p.domain.split('/') : [];
+  if (domain.length >= segments.length && domain.length > 0) return undefined;
+  if (domain.some((d, i) => segments[i] !== d)) return undefined;
+  const rel = segments.slice(domain.length);
+  for (let k = 1; k <= rel.length; k++) {
+    const asDir = k < rel.length || isDir;
+    const result = p.matcher.test(rel.slice(0, k).join('/') + (asDir ? '/' : ''));
+    if (result.ignored) return true;
+    if (result.unignored) return false;
+  }
+  return undefined;
+}
+
+async function collectIgnoreFiles(root: string, rel: string, out: ScopedPattern[]): Promise<void> {
+  const dir = join(root, rel);
+  try {
+    out.push(...readPatterns(await readFile(join(dir, '.sourceignore'), 'utf8'), rel));
+  } catch {
+    // no .sourceignore here
+  }
+  const entries = await readdir(dir, { withFileTypes: true });
+  for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    if (entry.isDirectory() && entry.name !== '.git') {
+      await collectIgnoreFiles(root, rel ? `${rel}/${entry.name}` : entry.name, out);
+    }
+  }
+}

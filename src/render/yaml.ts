@@ -1,0 +1,56 @@
+/** YAML in and out: multi-document parsing with line numbers, deterministic output. */
+import { LineCounter, parseAllDocuments, stringify } from 'yaml';
+import type { Manifest } from './model.js';
+
+export interface ParsedDocument {
+  manifest: Manifest;
+  /** 1-based line where the document starts. */
+  line: number;
+}
+
+export interface ParseResult {
+  documents: ParsedDocument[];
+  /** The first parse error, if any document failed; documents before it are kept. */
+  error?: string;
+}
+
+const MAX_ALIAS_COUNT = 1000;
+
+/** Parses every document of a YAML stream; empty documents and non-mappings are dropped. */
+export function parseDocuments(text: string): ParseResult {
+  const lineCounter = new LineCounter();
+  const docs = parseAllDocuments(text, { lineCounter, uniqueKeys: false });
+  if (!Array.isArray(docs)) return { documents: [] };
+  const documents: ParsedDocument[] = [];
+  for (const doc of docs) {
+    const first = doc.errors[0];
+    if (first) return { documents, error: first.message };
+    const value: unknown = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+    if (value && typeof value === 'object' && !Array.isArray(value)) {
+      const offset = doc.contents?.range[0] ?? 0;
+      documents.push({ manifest: value as Manifest, line: lineCounter.linePos(offset).line });
+    }
+  }
+  return { documents };
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value).sort()) {
+      out[key] = sortKeys((value as Record<string, unknown>)[key]);
+    }
+    return out;
+  }
+  return value;
+}
+
+/** One manifest as YAML with sorted keys and no line folding, so output is stable. */
+export function stringifyManifest(manifest: Manifest): string {
+  return stringify(sortKeys(manifest), { lineWidth: 0, aliasDuplicateObjects: false });
+}
+
+export function stringifyStream(manifests: readonly Manifest[]): string {
+  return manifests.map((m) => `---\n${stringifyManifest(m)}`).join('');
+}
