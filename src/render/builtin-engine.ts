@@ -1,0 +1,101 @@
+/**
+ * The builtin engine: discovers the Flux objects at the entry, then builds every
+ * Kustomization in dependency order, taking nested Kustomizations from their parent's
+ * rendered output. Failures stay with their producer; the rest of the cluster renders.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { FluxlensError, UsageError } from '../errors.js';
+import { exportTree, resolveRevision } from '../git/export-tree.js';
+import { buildKustomization, type BuildContext } from './build-kustomization.js';
+import { readConfigData } from './config-data.js';
+import { discover, type Discovery } from './discover.js';
+import type { EngineDeps, RenderEngine, RenderProgress, RenderRequest } from './engine.js';
+import { Producers } from './producers.js';
+import { mapLimit } from './map-limit.js';
+import { objectMeta, type Manifest, type RenderedCluster } from './model.js';
+import { SourceIgnore } from './source-ignore.js';
+import { Sources } from './sources.js';
+import { copyTree, isDirectory } from './tree.js';
+
+export class BuiltinEngine implements RenderEngine {
+  readonly name = 'builtin' as const;
+
+  constructor(private readonly deps: EngineDeps) {}
+
+  async render(request: RenderRequest, onProgress?: (p: RenderProgress) => void): Promise<RenderedCluster> {
+    const workspace = await mkdtemp(join(tmpdir(), 'fluxlens-'));
+    try {
+      const repoRoot = await this.materialize(request, workspace);
+      const entry = request.entry;
+      if (!(await isDirectory(join(repoRoot, entry)))) throw new UsageError(`entry path '${entry}' is not a folder`);
+      const found = await discover(repoRoot, entry, await SourceIgnore.load(repoRoot));
+      if (found.kustomizations.length === 0 && found.helmReleases.length === 0) {
+        throw new FluxlensError('no-flux-objects', `no Flux Kustomization or HelmRelease found under '${entry}'`);
+      }
+      return await this.renderCluster(request, workspace, repoRoot, found, onProgress);
+    } finally {
+      await rm(workspace, { recursive: true, force: true });
+    }
+  }
+
+  private async materialize(request: RenderRequest, workspace: string): Promise<string> {
+    const dest = join(workspace, 'repository');
+    const repoDir = resolve(request.repoDir);
+    if (!(await isDirectory(repoDir))) throw new UsageError(`repository '${request.repoDir}' is not a folder`);
+    if (request.rev === undefined) {
+      await copyTree(repoDir, dest, { mode: 'copy', limits: { maxFiles: this.deps.settings.maxSourceFiles } });
+    } else {
+      const sha = await resolveRevision(this.deps.runner, repoDir, request.rev);
+      await exportTree(this.deps.runner, repoDir, sha, dest, workspace);
+    }
+    return dest;
+  }
+
+  private async renderCluster(
+    request: RenderRequest,
+    workspace: string,
+    repoRoot: string,
+    found: Discovery,
+    onProgress?: (p: RenderProgress) => void,
+  ): Promise<RenderedCluster> {
+    const producers = new Producers(found);
+    const sourceObjects = new Map<string, Manifest>();
+    const remember = (m: Manifest): void => {
+      const meta = objectMeta(m);
+      sourceObjects.set(`${meta.kind}/${meta.namespace ?? ''}/${meta.name}`, m);
+    };
+    found.sources.forEach((s) => remember(s.manifest));
+    found.configData.forEach((s) => remember(s.manifest));
+    const sources = new Sources(
+      workspace,
+      repoRoot,
+      request.repoUrl,
+      request.sources,
+      (kind, ns, name) => producers.clusterObject(kind, ns, name) ?? sourceObjects.get(`${kind}/${ns}/${name}`),
+    );
+    let builds = 0;
+    const ctx: BuildContext = {
+      runner: this.deps.runner,
+      settings: this.deps.settings,
+      scratchDir: () => join(workspace, `build-${builds++}`),
+      configData: (kind, ns, name) => {
+        const m = producers.clusterObject(kind, ns, name) ?? sourceObjects.get(`${kind}/${ns}/${name}`);
+        return m ? readConfigData(m) : undefined;
+      },
+    };
+    for (let round = producers.nextRound(); round.length > 0; round = producers.nextRound()) {
+      await mapLimit(round, this.deps.settings.concurrency, async (entry) => {
+        await producers.render(entry, sources, ctx);
+        onProgress?.(producers.progress());
+      });
+    }
+    return producers.result(await this.toolVersions());
+  }
+
+  private async toolVersions(): Promise<Record<string, string>> {
+    const { stdout } = await this.deps.runner.run('kustomize', ['version']);
+    return { kustomize: stdout.trim() };
+  }
+}

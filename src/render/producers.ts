@@ -1,0 +1,282 @@
+/**
+ * The set of Kustomizations being rendered and the rules that tie them together:
+ * which to build next, how a parent's output defines its children, duplicates and
+ * cycles. Build mechanics live in build-kustomization.ts.
+ */
+import { posix } from 'node:path';
+import { buildKustomization, type BuildContext } from './build-kustomization.js';
+import type { Discovery, FoundObject } from './discover.js';
+import { describeSchemaError, FluxKustomization, isFluxKustomization, SOURCE_KINDS } from './flux-objects.js';
+import {
+  objectMeta,
+  producerKey,
+  type Manifest,
+  type Producer,
+  type ProducerRef,
+  type RenderedCluster,
+  type RenderedObject,
+  type RenderError,
+} from './model.js';
+import { normalizeFluxPath, resolveInside, type Sources } from './sources.js';
+import { stringifyManifest } from './yaml.js';
+import type { RenderProgress } from './engine.js';
+
+type Status = 'pending' | 'rendering' | 'done' | 'failed' | 'skipped';
+
+export interface Entry {
+  key: string;
+  ref: ProducerRef;
+  manifest: Manifest;
+  origin: { file: string; line: number } | { parent: string };
+  status: Status;
+  /** Set when a parent redefined this entry while it was rendering. */
+  stale: boolean;
+  objects: RenderedObject[];
+  error?: { message: string; file?: string };
+  skipped?: string;
+  path: string;
+  source: string;
+}
+
+const DEFAULT_NAMESPACE = 'default';
+
+function refOf(manifest: Manifest, fallbackNamespace: string): ProducerRef {
+  const meta = objectMeta(manifest);
+  return { kind: 'Kustomization', namespace: meta.namespace ?? fallbackNamespace, name: meta.name };
+}
+
+function specFingerprint(manifest: Manifest): string {
+  return stringifyManifest({ spec: manifest['spec'] ?? null });
+}
+
+export class Producers {
+  readonly #entries = new Map<string, Entry>();
+  readonly #errors: RenderError[] = [];
+  readonly #objectIndex = new Map<string, Manifest>();
+
+  constructor(found: Discovery) {
+    const byFile = [...found.kustomizations].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line));
+    for (const item of byFile) this.addFromFile(item);
+  }
+
+  private addFromFile(item: FoundObject): void {
+    const ref = refOf(item.manifest, DEFAULT_NAMESPACE);
+    const key = producerKey(ref);
+    const existing = this.#entries.get(key);
+    if (existing) {
+      if (specFingerprint(existing.manifest) !== specFingerprint(item.manifest) && 'file' in existing.origin) {
+        this.#errors.push({
+          producer: ref,
+          file: item.file,
+          message: `duplicate Kustomization ${ref.namespace}/${ref.name}: also defined in ${existing.origin.file}`,
+        });
+      }
+      return;
+    }
+    this.#entries.set(key, this.newEntry(key, ref, item.manifest, { file: item.file, line: item.line }));
+  }
+
+  private newEntry(key: string, ref: ProducerRef, manifest: Manifest, origin: Entry['origin']): Entry {
+    const spec = (manifest['spec'] ?? {}) as Record<string, unknown>;
+    return {
+      key,
+      ref,
+      manifest,
+      origin,
+      status: 'pending',
+      stale: false,
+      objects: [],
+      path: normalizeFluxPath(typeof spec['path'] === 'string' ? spec['path'] : undefined),
+      source: '',
+    };
+  }
+
+  /** The Kustomizations to build next: none waits on a parent or an input still to come. */
+  nextRound(): Entry[] {
+    const pending = [...this.#entries.values()].filter((e) => e.status === 'pending');
+    if (pending.length === 0) return [];
+    const orphans = pending.filter((e) => !this.mayHaveParent(e, pending));
+    const ready = orphans.filter((e) => this.inputsReady(e));
+    if (ready.length > 0) return ready;
+    return orphans.length > 0 ? orphans : pending;
+  }
+
+  /** A file-defined Kustomization waits while a pending one's path covers its file. */
+  private mayHaveParent(entry: Entry, pending: readonly Entry[]): boolean {
+    if (!('file' in entry.origin)) return false;
+    const dir = posix.dirname(entry.origin.file);
+    return pending.some(
+      (p) => p !== entry && (p.path === '.' || dir === p.path || dir.startsWith(`${p.path}/`)),
+    );
+  }
+
+  private inputsReady(entry: Entry): boolean {
+    const parsed = FluxKustomization.safeParse(entry.manifest);
+    if (!parsed.success) return true;
+    const refs = parsed.data.spec.postBuild?.substituteFrom ?? [];
+    return refs.every((r) => this.clusterObject(r.kind, entry.ref.namespace, r.name) !== undefined);
+  }
+
+  clusterObject(kind: string, namespace: string, name: string): Manifest | undefined {
+    return this.#objectIndex.get(`${kind}/${namespace}/${name}`);
+  }
+
+  progress(): RenderProgress {
+    const all = [...this.#entries.values()];
+    return { done: all.filter((e) => e.status !== 'pending' && e.status !== 'rendering').length, total: all.length };
+  }
+
+  async render(entry: Entry, sources: Sources, ctx: BuildContext): Promise<void> {
+    entry.status = 'rendering';
+    const outcome = await this.build(entry, sources, ctx);
+    if (entry.stale) {
+      entry.stale = false;
+      entry.status = 'pending';
+      return;
+    }
+    if ('skipped' in outcome) {
+      entry.status = 'skipped';
+      entry.skipped = outcome.skipped;
+    } else if ('error' in outcome) {
+      entry.status = 'failed';
+      entry.error = outcome.file ? { message: outcome.error, file: outcome.file } : { message: outcome.error };
+    } else {
+      entry.status = 'done';
+      entry.objects = outcome.objects;
+      for (const o of outcome.objects) {
+        const meta = objectMeta(o.manifest);
+        this.#objectIndex.set(`${meta.kind}/${meta.namespace ?? entry.ref.namespace}/${meta.name}`, o.manifest);
+      }
+      this.absorbChildren(entry);
+    }
+  }
+
+  private definitionFile(entry: Entry): string | undefined {
+    if ('file' in entry.origin) return entry.origin.file;
+    const parent = this.#entries.get(entry.origin.parent);
+    return parent?.objects.find((o) => o.manifest === entry.manifest)?.file;
+  }
+
+  private async build(
+    entry: Entry,
+    sources: Sources,
+    ctx: BuildContext,
+  ): Promise<{ objects: RenderedObject[] } | { error: string; file?: string } | { skipped: string }> {
+    const file = this.definitionFile(entry);
+    const fail = (error: string) => (file ? { error, file } : { error });
+    const parsed = FluxKustomization.safeParse(entry.manifest);
+    if (!parsed.success) return fail(`invalid Kustomization: ${describeSchemaError(parsed.error)}`);
+    const ks = parsed.data;
+    const sourceRef = ks.spec.sourceRef;
+    if (!(SOURCE_KINDS as readonly string[]).includes(sourceRef.kind)) {
+      return fail(`unsupported sourceRef kind '${sourceRef.kind}'`);
+    }
+    const resolved = await sources.resolve({
+      kind: sourceRef.kind,
+      name: sourceRef.name,
+      namespace: sourceRef.namespace ?? entry.ref.namespace,
+    });
+    entry.source = resolved.id;
+    if (resolved.kind === 'skipped') return { skipped: resolved.reason };
+    const inside = await resolveInside(resolved.root, entry.path);
+    if ('error' in inside) return fail(inside.error);
+    return buildKustomization(ctx, {
+      ks,
+      ref: entry.ref,
+      sourceRoot: resolved.root,
+      filePrefix: resolved.isRepository ? '' : `${resolved.id}:`,
+      path: entry.path,
+    });
+  }
+
+  /** Nested Kustomizations are defined by their parent's output, not by their file. */
+  private absorbChildren(parent: Entry): void {
+    for (const object of parent.objects) {
+      if (!isFluxKustomization(object.manifest)) continue;
+      const ref = refOf(object.manifest, parent.ref.namespace);
+      const key = producerKey(ref);
+      if (key === parent.key) continue;
+      const chain = this.ancestors(parent);
+      if (chain.includes(key)) {
+        const names = [...chain.reverse(), key].map((k) => k.replace(/^Kustomization\//, ''));
+        this.#errors.push({ producer: parent.ref, message: `Kustomization cycle: ${names.join(' -> ')}` });
+        continue;
+      }
+      this.adopt(parent, key, ref, object.manifest);
+    }
+  }
+
+  private adopt(parent: Entry, key: string, ref: ProducerRef, manifest: Manifest): void {
+    const existing = this.#entries.get(key);
+    if (!existing) {
+      this.#entries.set(key, this.newEntry(key, ref, manifest, { parent: parent.key }));
+      return;
+    }
+    if ('parent' in existing.origin && existing.origin.parent !== parent.key) {
+      const other = existing.origin.parent.replace(/^Kustomization\//, '');
+      this.#errors.push({
+        producer: parent.ref,
+        message: `duplicate producer: Kustomization ${ref.namespace}/${ref.name} is also applied by ${other}`,
+      });
+      return;
+    }
+    const changed = specFingerprint(existing.manifest) !== specFingerprint(manifest);
+    const redo = this.newEntry(key, ref, manifest, { parent: parent.key });
+    if (!changed) {
+      existing.origin = redo.origin;
+      existing.manifest = manifest;
+      return;
+    }
+    if (existing.status === 'rendering') existing.stale = true;
+    else existing.status = 'pending';
+    Object.assign(existing, { manifest, origin: redo.origin, path: redo.path, objects: [] });
+    delete existing.error;
+    delete existing.skipped;
+  }
+
+  private ancestors(entry: Entry): string[] {
+    const chain = [entry.key];
+    let current = entry;
+    while ('parent' in current.origin) {
+      const parent = this.#entries.get(current.origin.parent);
+      if (!parent || chain.includes(parent.key)) break;
+      chain.push(parent.key);
+      current = parent;
+    }
+    return chain;
+  }
+
+  result(tools: Record<string, string>): RenderedCluster {
+    const entries = [...this.#entries.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    const producers: Producer[] = entries.map((e) => this.describe(e));
+    const errors: RenderError[] = [...this.#errors];
+    for (const e of entries) {
+      if (e.error) errors.push(e.error.file ? { producer: e.ref, file: e.error.file, message: e.error.message } : { producer: e.ref, message: e.error.message });
+    }
+    return { producers, objects: entries.flatMap((e) => e.objects), errors, tools };
+  }
+
+  private describe(e: Entry): Producer {
+    const spec = (e.manifest['spec'] ?? {}) as Record<string, unknown>;
+    const dependsOn = Array.isArray(spec['dependsOn']) ? (spec['dependsOn'] as Record<string, unknown>[]) : [];
+    const parent = 'parent' in e.origin ? this.#entries.get(e.origin.parent) : undefined;
+    const producer: Producer = {
+      ...e.ref,
+      path: e.path,
+      source: e.source,
+      suspend: spec['suspend'] === true,
+      prune: spec['prune'] === true,
+      dependsOn: dependsOn
+        .filter((d) => typeof d['name'] === 'string')
+        .map((d) => ({
+          kind: 'Kustomization' as const,
+          namespace: typeof d['namespace'] === 'string' ? d['namespace'] : e.ref.namespace,
+          name: d['name'] as string,
+        })),
+      definedIn: parent ? { parent: parent.ref } : 'file' in e.origin ? { file: e.origin.file, line: e.origin.line } : { file: '' },
+    };
+    if (e.error) producer.error = e.error.message;
+    if (e.skipped !== undefined) producer.skipped = e.skipped;
+    return producer;
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * Scratch copies of source trees. The renderer never writes into a repository: it
+ * copies it once, then gives every build its own hard-linked copy of that, in which
+ * it replaces files by unlinking them first so the shared inodes stay untouched.
+ */
+import { copyFile, link, lstat, mkdir, readdir, readlink, rm, symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+export type TreeFilter = (relPath: string, isDir: boolean) => boolean;
+
+export interface TreeLimits {
+  maxFiles: number;
+}
+
+export class TreeLimitError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'TreeLimitError';
+  }
+}
+
+/**
+ * Copies `src` to `dest`. Files are hard-linked when `mode` is 'link' and copied
+ * otherwise; `.git` is never copied. With `keep`, the copy is a Flux artifact: only the
+ * kept files and folders, every folder still searched (a kept file inside a dropped
+ * folder brings its folder along), and no symlinks, which source-controller leaves out.
+ * Without `keep`, symlinks are recreated verbatim.
+ */
+export async function copyTree(
+  src: string,
+  dest: string,
+  options: { mode: 'link' | 'copy'; keep?: TreeFilter; limits?: TreeLimits },
+): Promise<void> {
+  let files = 0;
+  const made = new Set<string>();
+  const ensureDir = async (rel: string): Promise<void> => {
+    if (made.has(rel)) return;
+    await mkdir(join(dest, rel), { recursive: true });
+    made.add(rel);
+  };
+  const walk = async (rel: string): Promise<void> => {
+    if (!options.keep || rel === '' || options.keep(rel, true)) await ensureDir(rel);
+    const entries = await readdir(join(src, rel), { withFileTypes: true });
+    for (const entry of entries) {
+      if (entry.name === '.git') continue;
+      const childRel = rel ? `${rel}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) {
+        await walk(childRel);
+        continue;
+      }
+      if (options.keep && (entry.isSymbolicLink() || !options.keep(childRel, false))) continue;
+      await ensureDir(rel);
+      if (options.limits && ++files > options.limits.maxFiles) {
+        throw new TreeLimitError(`source has more than ${options.limits.maxFiles} files`);
+      }
+      const from = join(src, childRel);
+      const to = join(dest, childRel);
+      if (entry.isSymbolicLink()) await symlink(await readlink(from), to);
+      else if (entry.isFile()) {
+        if (options.mode === 'link') await link(from, to);
+        else await copyFile(from, to);
+      }
+    }
+  };
+  await walk('');
+}
+
+/** Replaces a file in a hard-linked copy without touching the file it shares an inode with. */
+export async function replaceFile(path: string, content: string): Promise<void> {
+  await rm(path, { force: true });
+  await writeFile(path, content);
+}
+
+export async function isDirectory(path: string): Promise<boolean> {
+  return (await lstat(path).catch(() => undefined))?.isDirectory() ?? false;
+}

@@ -1,0 +1,25 @@
+/** Builds the real engines the way the CLI does, for tests. */
+import { cpSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../../src/config.js';
+import { BuiltinEngine } from '../../src/render/builtin-engine.js';
+import { DEFAULT_RENDER_SETTINGS, type RenderSettings } from '../../src/render/engine.js';
+import { ToolRunner } from '../../src/run-tool.js';
+import { fluxLocalFixtures } from './paths.js';
+
+export function testRunner(): ToolRunner {
+  const config = loadConfig();
+  return new ToolRunner({ toolsBinDir: config.toolsBinDir, path: config.path, baseEnv: config.toolEnv });
+}
+
+export function builtinEngine(settings: Partial<RenderSettings> = {}): BuiltinEngine {
+  return new BuiltinEngine({ runner: testRunner(), settings: { ...DEFAULT_RENDER_SETTINGS, ...settings } });
+}
+
+/** Lays the flux-local fixtures out as flux-local's repository does: <root>/tests/testdata. */
+export function fluxLocalRepo(): string {
+  const root = mkdtempSync(join(tmpdir(), 'fluxlens-fixtures-'));
+  cpSync(join(fluxLocalFixtures, 'testdata'), join(root, 'tests', 'testdata'), { recursive: true });
+  return root;
+}
