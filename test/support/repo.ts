@@ -1,0 +1,76 @@
+/** Throwaway repositories written from a map of files, optionally committed to git. */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+
+/** File contents by repository-relative path; `{ symlink: target }` makes a symlink. */
+export type RepoFiles = Record<string, string | { symlink: string }>;
+
+export interface TestRepo {
+  dir: string;
+  write(files: RepoFiles): void;
+  /** Commits everything and returns the commit SHA. */
+  commit(message?: string): string;
+  remove(): void;
+}
+
+export function makeRepo(files: RepoFiles, options: { git?: boolean } = {}): TestRepo {
+  const dir = mkdtempSync(join(tmpdir(), 'fluxlens-repo-'));
+  const git = (...args: string[]): string =>
+    execFileSync('git', ['-C', dir, ...args], {
+      encoding: 'utf8',
+      env: { PATH: process.env['PATH'] ?? '', HOME: dir, GIT_CONFIG_NOSYSTEM: '1' },
+    }).trim();
+  const repo: TestRepo = {
+    dir,
+    write(more) {
+      for (const [path, content] of Object.entries(more)) {
+        const full = join(dir, path);
+        mkdirSync(dirname(full), { recursive: true });
+        rmSync(full, { force: true });
+        if (typeof content === 'string') writeFileSync(full, content);
+        else symlinkSync(content.symlink, full);
+      }
+    },
+    commit(message = 'change') {
+      git('add', '-A');
+      git('-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '--allow-empty', '-m', message);
+      return git('rev-parse', 'HEAD');
+    },
+    remove() {
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  repo.write(files);
+  if (options.git) git('init', '-q', '-b', 'main');
+  return repo;
+}
+
+/** A bootstrap flux-system GitRepository and Kustomization pointing at `path`. */
+export function bootstrap(path: string): string {
+  return `apiVersion: source.toolkit.fluxcd.io/v1
+kind: GitRepository
+metadata:
+  name: flux-system
+  namespace: flux-system
+spec:
+  interval: 1m
+  url: ssh://git@github.com/example/fleet
+  ref:
+    branch: main
+---
+apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata:
+  name: flux-system
+  namespace: flux-system
+spec:
+  interval: 10m
+  path: ${path}
+  prune: true
+  sourceRef:
+    kind: GitRepository
+    name: flux-system
+`;
+}
