@@ -24,7 +24,16 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['**/diff/**', '**/risk/**', '**/report/**', '**/github/**', '**/queue/**', '**/server/**', '**/pipeline.js', '**/cli.js'],
+              group: [
+                '**/diff/**',
+                '**/risk/**',
+                '**/report/**',
+                '**/github/**',
+                '**/queue/**',
+                '**/server/**',
+                '**/pipeline.js',
+                '**/cli.js',
+              ],
               message: 'render/ and git/ sit below the rest of the pipeline',
             },
           ],

@@ -126,7 +126,11 @@ async function renderCommand(args: string[], io: CliIO): Promise<number> {
     return mapping;
   });
   const config = loadConfig(io.env, availableParallelism());
-  const runner = new ToolRunner({ toolsBinDir: config.toolsBinDir, path: config.path, baseEnv: config.toolEnv });
+  const runner = new ToolRunner({
+    toolsBinDir: config.toolsBinDir,
+    path: config.path,
+    baseEnv: config.toolEnv,
+  });
   const engine = createEngine(opts.engine as EngineName, {
     runner,
     settings: {

@@ -41,7 +41,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cpuCount = 2): 
   const parsed = EnvSchema.safeParse(env);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new SetupError(`invalid environment: ${issue?.path.join('.') ?? ''}: ${issue?.message ?? ''}`);
+    throw new SetupError(
+      `invalid environment: ${issue?.path.join('.') ?? ''}: ${issue?.message ?? ''}`,
+    );
   }
   const e = parsed.data;
   const toolEnv: Record<string, string> = {};

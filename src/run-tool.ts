@@ -69,7 +69,11 @@ export class ToolRunner {
     return found;
   }
 
-  async run(tool: ToolName, args: readonly string[], options: ToolRunOptions = {}): Promise<ToolResult> {
+  async run(
+    tool: ToolName,
+    args: readonly string[],
+    options: ToolRunOptions = {},
+  ): Promise<ToolResult> {
     const file = await this.resolve(tool);
     const env = { ...this.#baseEnv, PATH: this.#searchPath.join(delimiter), ...options.env };
     const command = `${tool} ${args.slice(0, 3).join(' ')}${args.length > 3 ? ' ...' : ''}`;
@@ -87,10 +91,16 @@ export class ToolRunner {
     const stderr = typeof result.stderr === 'string' ? result.stderr : '';
     const tail = stderr.trim().slice(-STDERR_TAIL_CHARS);
     if (result.timedOut) throw new ToolError(command, undefined, tail, `timed out`);
-    if (result.isMaxBuffer) throw new ToolError(command, undefined, '', `output exceeded the size cap`);
+    if (result.isMaxBuffer)
+      throw new ToolError(command, undefined, '', `output exceeded the size cap`);
     if (result.isCanceled) throw new ToolError(command, undefined, '', 'was cancelled');
     if (result.exitCode !== 0) {
-      throw new ToolError(command, result.exitCode, tail, `failed with exit code ${String(result.exitCode)}`);
+      throw new ToolError(
+        command,
+        result.exitCode,
+        tail,
+        `failed with exit code ${String(result.exitCode)}`,
+      );
     }
     return { stdout: typeof result.stdout === 'string' ? result.stdout : '', stderr };
   }

@@ -6,8 +6,19 @@ import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ToolRunner } from '../run-tool.js';
 
-export async function resolveRevision(runner: ToolRunner, repoDir: string, rev: string): Promise<string> {
-  const { stdout } = await runner.run('git', ['-C', repoDir, 'rev-parse', '--verify', '--end-of-options', `${rev}^{commit}`]);
+export async function resolveRevision(
+  runner: ToolRunner,
+  repoDir: string,
+  rev: string,
+): Promise<string> {
+  const { stdout } = await runner.run('git', [
+    '-C',
+    repoDir,
+    'rev-parse',
+    '--verify',
+    '--end-of-options',
+    `${rev}^{commit}`,
+  ]);
   return stdout.trim();
 }
 
@@ -23,7 +34,9 @@ export async function exportTree(
   const env = { GIT_INDEX_FILE: index };
   try {
     await runner.run('git', ['-C', repoDir, 'read-tree', sha], { env });
-    await runner.run('git', ['-C', repoDir, 'checkout-index', '--all', `--prefix=${dest}/`], { env });
+    await runner.run('git', ['-C', repoDir, 'checkout-index', '--all', `--prefix=${dest}/`], {
+      env,
+    });
   } finally {
     await rm(index, { force: true });
   }

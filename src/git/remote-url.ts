@@ -3,7 +3,10 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ToolRunner } from '../run-tool.js';
 
-export async function repositoryUrl(runner: ToolRunner, repoDir: string): Promise<string | undefined> {
+export async function repositoryUrl(
+  runner: ToolRunner,
+  repoDir: string,
+): Promise<string | undefined> {
   if (!(await stat(join(repoDir, '.git')).catch(() => undefined))) return undefined;
   try {
     const { stdout } = await runner.run('git', ['-C', repoDir, 'remote', 'get-url', 'origin']);

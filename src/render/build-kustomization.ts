@@ -26,7 +26,11 @@ export interface BuildContext {
   /** A fresh folder path for one build's private copy. */
   scratchDir: () => string;
   /** The string data of a ConfigMap or Secret in the cluster rendered so far. */
-  configData: (kind: 'ConfigMap' | 'Secret', namespace: string, name: string) => Record<string, string> | undefined;
+  configData: (
+    kind: 'ConfigMap' | 'Secret',
+    namespace: string,
+    name: string,
+  ) => Record<string, string> | undefined;
 }
 
 export interface BuildInput {
@@ -41,7 +45,10 @@ export interface BuildInput {
 
 export type BuildOutcome = { objects: RenderedObject[] } | { error: string; file?: string };
 
-export async function buildKustomization(ctx: BuildContext, input: BuildInput): Promise<BuildOutcome> {
+export async function buildKustomization(
+  ctx: BuildContext,
+  input: BuildInput,
+): Promise<BuildOutcome> {
   const copy = ctx.scratchDir();
   try {
     await copyTree(input.sourceRoot, copy, { mode: 'link' });
@@ -49,7 +56,9 @@ export async function buildKustomization(ctx: BuildContext, input: BuildInput): 
     const generated = await generateKustomization(dir, input.path, input.ks);
     const written = { ...generated.content };
     if (!generated.fluxWantsOrigin) {
-      const meta = Array.isArray(written['buildMetadata']) ? (written['buildMetadata'] as unknown[]) : [];
+      const meta = Array.isArray(written['buildMetadata'])
+        ? (written['buildMetadata'] as unknown[])
+        : [];
       written['buildMetadata'] = [...meta, 'originAnnotations'];
     }
     await replaceFile(join(dir, generated.fileName), stringifyManifest(written));
@@ -61,7 +70,9 @@ export async function buildKustomization(ctx: BuildContext, input: BuildInput): 
     return { objects: postBuild(ctx, input, output, generated.fluxWantsOrigin) };
   } catch (err) {
     if (err instanceof GenerateError || err instanceof UnsafePathError) {
-      return err.file ? { error: err.message, file: input.filePrefix + err.file } : { error: err.message };
+      return err.file
+        ? { error: err.message, file: input.filePrefix + err.file }
+        : { error: err.message };
     }
     if (err instanceof SubstitutionError) return { error: `post build failed: ${err.message}` };
     return { error: `kustomize build failed: ${errorMessage(err)}` };
@@ -70,7 +81,12 @@ export async function buildKustomization(ctx: BuildContext, input: BuildInput): 
   }
 }
 
-function postBuild(ctx: BuildContext, input: BuildInput, output: string, keepOrigin: boolean): RenderedObject[] {
+function postBuild(
+  ctx: BuildContext,
+  input: BuildInput,
+  output: string,
+  keepOrigin: boolean,
+): RenderedObject[] {
   const parsed = parseDocuments(output);
   if (parsed.error) throw new Error(`unreadable kustomize output: ${parsed.error}`);
   const vars = input.ks.spec.postBuild ? variables(ctx, input) : undefined;
@@ -79,20 +95,29 @@ function postBuild(ctx: BuildContext, input: BuildInput, output: string, keepOri
   for (const { manifest } of parsed.documents) {
     const meta = objectMeta(manifest);
     if (!meta.name || !meta.kind || !meta.apiVersion) {
-      throw new SubstitutionError(`failed to decode Kubernetes apiVersion, kind and name from: ${meta.kind || 'object'}`);
+      throw new SubstitutionError(
+        `failed to decode Kubernetes apiVersion, kind and name from: ${meta.kind || 'object'}`,
+      );
     }
     const file = takeOrigin(manifest, input.path, keepOrigin);
     let out = manifest;
     if (vars) {
       try {
-        out = substituteManifest(manifest, vars, { strict: ctx.settings.strictSubstitution, always: strategy === 'Always' });
+        out = substituteManifest(manifest, vars, {
+          strict: ctx.settings.strictSubstitution,
+          always: strategy === 'Always',
+        });
       } catch (err) {
         throw new SubstitutionError(`'${meta.kind}/${meta.name}': ${errorMessage(err)}`);
       }
     }
     setOwnerLabels(out, input.ref);
     applyCommonMetadata(out, input.ks);
-    objects.push(file ? { producer: input.ref, file: input.filePrefix + file, manifest: out } : { producer: input.ref, manifest: out });
+    objects.push(
+      file
+        ? { producer: input.ref, file: input.filePrefix + file, manifest: out }
+        : { producer: input.ref, manifest: out },
+    );
   }
   return objects;
 }
@@ -141,7 +166,8 @@ function applyCommonMetadata(manifest: Manifest, ks: FluxKustomization): void {
 function ensureMap(manifest: Manifest, field: 'labels' | 'annotations'): Record<string, unknown> {
   const metadata = manifest['metadata'] as Record<string, unknown>;
   const existing = metadata[field];
-  if (existing && typeof existing === 'object' && !Array.isArray(existing)) return existing as Record<string, unknown>;
+  if (existing && typeof existing === 'object' && !Array.isArray(existing))
+    return existing as Record<string, unknown>;
   const created: Record<string, unknown> = {};
   metadata[field] = created;
   return created;

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { FluxlensError, UsageError } from '../errors.js';
 import { exportTree, resolveRevision } from '../git/export-tree.js';
-import { buildKustomization, type BuildContext } from './build-kustomization.js';
+import type { BuildContext } from './build-kustomization.js';
 import { readConfigData } from './config-data.js';
 import { discover, type Discovery } from './discover.js';
 import type { EngineDeps, RenderEngine, RenderProgress, RenderRequest } from './engine.js';
@@ -24,15 +24,22 @@ export class BuiltinEngine implements RenderEngine {
 
   constructor(private readonly deps: EngineDeps) {}
 
-  async render(request: RenderRequest, onProgress?: (p: RenderProgress) => void): Promise<RenderedCluster> {
+  async render(
+    request: RenderRequest,
+    onProgress?: (p: RenderProgress) => void,
+  ): Promise<RenderedCluster> {
     const workspace = await mkdtemp(join(tmpdir(), 'fluxlens-'));
     try {
       const repoRoot = await this.materialize(request, workspace);
       const entry = request.entry;
-      if (!(await isDirectory(join(repoRoot, entry)))) throw new UsageError(`entry path '${entry}' is not a folder`);
+      if (!(await isDirectory(join(repoRoot, entry))))
+        throw new UsageError(`entry path '${entry}' is not a folder`);
       const found = await discover(repoRoot, entry, await SourceIgnore.load(repoRoot));
       if (found.kustomizations.length === 0 && found.helmReleases.length === 0) {
-        throw new FluxlensError('no-flux-objects', `no Flux Kustomization or HelmRelease found under '${entry}'`);
+        throw new FluxlensError(
+          'no-flux-objects',
+          `no Flux Kustomization or HelmRelease found under '${entry}'`,
+        );
       }
       return await this.renderCluster(request, workspace, repoRoot, found, onProgress);
     } finally {
@@ -43,9 +50,13 @@ export class BuiltinEngine implements RenderEngine {
   private async materialize(request: RenderRequest, workspace: string): Promise<string> {
     const dest = join(workspace, 'repository');
     const repoDir = resolve(request.repoDir);
-    if (!(await isDirectory(repoDir))) throw new UsageError(`repository '${request.repoDir}' is not a folder`);
+    if (!(await isDirectory(repoDir)))
+      throw new UsageError(`repository '${request.repoDir}' is not a folder`);
     if (request.rev === undefined) {
-      await copyTree(repoDir, dest, { mode: 'copy', limits: { maxFiles: this.deps.settings.maxSourceFiles } });
+      await copyTree(repoDir, dest, {
+        mode: 'copy',
+        limits: { maxFiles: this.deps.settings.maxSourceFiles },
+      });
     } else {
       const sha = await resolveRevision(this.deps.runner, repoDir, request.rev);
       await exportTree(this.deps.runner, repoDir, sha, dest, workspace);
@@ -73,7 +84,8 @@ export class BuiltinEngine implements RenderEngine {
       repoRoot,
       request.repoUrl,
       request.sources,
-      (kind, ns, name) => producers.clusterObject(kind, ns, name) ?? sourceObjects.get(`${kind}/${ns}/${name}`),
+      (kind, ns, name) =>
+        producers.clusterObject(kind, ns, name) ?? sourceObjects.get(`${kind}/${ns}/${name}`),
     );
     let builds = 0;
     const ctx: BuildContext = {
@@ -81,7 +93,8 @@ export class BuiltinEngine implements RenderEngine {
       settings: this.deps.settings,
       scratchDir: () => join(workspace, `build-${builds++}`),
       configData: (kind, ns, name) => {
-        const m = producers.clusterObject(kind, ns, name) ?? sourceObjects.get(`${kind}/${ns}/${name}`);
+        const m =
+          producers.clusterObject(kind, ns, name) ?? sourceObjects.get(`${kind}/${ns}/${name}`);
         return m ? readConfigData(m) : undefined;
       },
     };

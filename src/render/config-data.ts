@@ -31,7 +31,8 @@ export function readConfigData(manifest: Manifest): Record<string, string> {
   const stringData = stringMap(manifest['stringData']);
   const out: Record<string, string> = {};
   if (isSopsEncrypted(manifest)) {
-    for (const key of [...Object.keys(data), ...Object.keys(stringData)]) out[key] = sopsPlaceholder(key);
+    for (const key of [...Object.keys(data), ...Object.keys(stringData)])
+      out[key] = sopsPlaceholder(key);
     return out;
   }
   for (const [k, v] of Object.entries(data)) out[k] = Buffer.from(v, 'base64').toString('utf8');

@@ -27,7 +27,11 @@ export interface Discovery {
 
 const MAX_FILE_BYTES = 4 * 1024 * 1024;
 
-export async function discover(root: string, entry: string, ignore: SourceIgnore): Promise<Discovery> {
+export async function discover(
+  root: string,
+  entry: string,
+  ignore: SourceIgnore,
+): Promise<Discovery> {
   const found: Discovery = { kustomizations: [], helmReleases: [], sources: [], configData: [] };
   const walk = async (rel: string): Promise<void> => {
     const entries = await readdir(join(root, rel), { withFileTypes: true });
@@ -52,7 +56,10 @@ async function readObjects(root: string, file: string, found: Discovery): Promis
     if (isFluxKustomization(manifest)) found.kustomizations.push(item);
     else if (isHelmRelease(manifest)) found.helmReleases.push(item);
     else if (isFluxSource(manifest)) found.sources.push(item);
-    else if (manifest['apiVersion'] === 'v1' && (manifest['kind'] === 'ConfigMap' || manifest['kind'] === 'Secret')) {
+    else if (
+      manifest['apiVersion'] === 'v1' &&
+      (manifest['kind'] === 'ConfigMap' || manifest['kind'] === 'Secret')
+    ) {
       found.configData.push(item);
     }
   }

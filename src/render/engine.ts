@@ -48,7 +48,10 @@ export interface RenderProgress {
 
 export interface RenderEngine {
   readonly name: EngineName;
-  render(request: RenderRequest, onProgress?: (p: RenderProgress) => void): Promise<RenderedCluster>;
+  render(
+    request: RenderRequest,
+    onProgress?: (p: RenderProgress) => void,
+  ): Promise<RenderedCluster>;
 }
 
 export interface EngineDeps {

@@ -39,7 +39,9 @@ const KustomizationSpec = z.looseObject({
   }),
   suspend: z.boolean().optional(),
   prune: z.boolean().optional(),
-  dependsOn: z.array(z.looseObject({ name: z.string(), namespace: z.string().optional() })).optional(),
+  dependsOn: z
+    .array(z.looseObject({ name: z.string(), namespace: z.string().optional() }))
+    .optional(),
   targetNamespace: z.string().optional(),
   namePrefix: z.string().optional(),
   nameSuffix: z.string().optional(),
@@ -91,13 +93,18 @@ export const GitRepository = z.looseObject({
 });
 
 /** Source kinds a Kustomization's sourceRef may name. */
-export const SOURCE_KINDS = ['GitRepository', 'OCIRepository', 'Bucket', 'ExternalArtifact'] as const;
+export const SOURCE_KINDS = [
+  'GitRepository',
+  'OCIRepository',
+  'Bucket',
+  'ExternalArtifact',
+] as const;
 /** Every Flux source kind fluxlens records, including the Helm ones. */
 export const ALL_SOURCE_KINDS = [...SOURCE_KINDS, 'HelmRepository', 'HelmChart'] as const;
 
 function groupOf(manifest: Manifest): string {
   const apiVersion = manifest['apiVersion'];
-  return typeof apiVersion === 'string' ? apiVersion.split('/')[0] ?? '' : '';
+  return typeof apiVersion === 'string' ? (apiVersion.split('/')[0] ?? '') : '';
 }
 
 export function isFluxKustomization(manifest: Manifest): boolean {

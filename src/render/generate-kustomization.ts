@@ -9,7 +9,11 @@ import { join } from 'node:path';
 import { parseDocuments } from './yaml.js';
 import type { FluxKustomization } from './flux-objects.js';
 
-export const KUSTOMIZATION_FILE_NAMES = ['kustomization.yaml', 'kustomization.yml', 'Kustomization'];
+export const KUSTOMIZATION_FILE_NAMES = [
+  'kustomization.yaml',
+  'kustomization.yml',
+  'Kustomization',
+];
 
 /** Top-level fields of kustomize's Kustomization type; Flux's typed round trip drops others. */
 const KNOWN_FIELDS = new Set(
@@ -114,7 +118,8 @@ function mergeSpec(kus: Record<string, unknown>, ks: FluxKustomization, existed:
     append(kus, 'patchesJson6902', { patch: JSON.stringify(p.patch), target: p.target });
   }
   mergeImages(kus, spec.images ?? []);
-  if (spec.buildMetadata && spec.buildMetadata.length > 0) kus['buildMetadata'] = spec.buildMetadata;
+  if (spec.buildMetadata && spec.buildMetadata.length > 0)
+    kus['buildMetadata'] = spec.buildMetadata;
   const meta = kus['buildMetadata'];
   return Array.isArray(meta) && meta.includes('originAnnotations');
 }
@@ -124,15 +129,29 @@ function append(kus: Record<string, unknown>, field: string, value: unknown): vo
   kus[field] = [...list, value];
 }
 
-type Image = { name: string; newName?: string | undefined; newTag?: string | undefined; digest?: string | undefined };
+type Image = {
+  name: string;
+  newName?: string | undefined;
+  newTag?: string | undefined;
+  digest?: string | undefined;
+};
 
 function mergeImages(kus: Record<string, unknown>, images: readonly Image[]): void {
   if (images.length === 0) return;
-  const list = (Array.isArray(kus['images']) ? [...(kus['images'] as Image[])] : []).map((i) => ({ ...i }));
+  const list = (Array.isArray(kus['images']) ? [...(kus['images'] as Image[])] : []).map((i) => ({
+    ...i,
+  }));
   for (const image of images) {
     const existing = list.find((i) => i.name === image.name);
     if (!existing) {
-      list.push(stripUndefined({ name: image.name, newName: image.newName, newTag: image.newTag, digest: image.digest }));
+      list.push(
+        stripUndefined({
+          name: image.name,
+          newName: image.newName,
+          newTag: image.newTag,
+          digest: image.digest,
+        }),
+      );
       continue;
     }
     if (image.newName) existing.newName = image.newName;
@@ -145,13 +164,24 @@ function mergeImages(kus: Record<string, unknown>, images: readonly Image[]): vo
 }
 
 function stripUndefined<T extends object>(value: T): T {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined && v !== '')) as T;
+  return Object.fromEntries(
+    Object.entries(value).filter(([, v]) => v !== undefined && v !== ''),
+  ) as T;
 }
 
 /** Mirrors Flux: remote URLs and absolute paths are not allowed as components. */
 export function isLocalRelativePath(path: string): boolean {
   const lower = path.toLowerCase();
-  const remote = ['git::', 'gh:', 'ssh://', 'https://', 'http://', 'git@', 'github.com:', 'github.com/'];
+  const remote = [
+    'git::',
+    'gh:',
+    'ssh://',
+    'https://',
+    'http://',
+    'git@',
+    'github.com:',
+    'github.com/',
+  ];
   if (remote.some((p) => p.length < path.length && lower.startsWith(p))) return false;
   return !path.startsWith('/') && !lower.replace(/^file:\/\//, '').startsWith('/');
 }

@@ -58,12 +58,14 @@ function referencedPaths(kus: Record<string, unknown>): { path: string; dirOk: b
     for (const p of strings(kus[field])) out.push({ path: p, dirOk: field !== 'crds' });
   }
   for (const p of strings(kus['patchesStrategicMerge'])) {
-    if (!p.includes('\n') && /\.(ya?ml|json)$/i.test(p.trim())) out.push({ path: p.trim(), dirOk: false });
+    if (!p.includes('\n') && /\.(ya?ml|json)$/i.test(p.trim()))
+      out.push({ path: p.trim(), dirOk: false });
   }
   for (const field of ['patches', 'patchesJson6902', 'replacements']) {
     const list = Array.isArray(kus[field]) ? (kus[field] as unknown[]) : [];
     for (const item of list) {
-      const path = item && typeof item === 'object' ? (item as Record<string, unknown>)['path'] : undefined;
+      const path =
+        item && typeof item === 'object' ? (item as Record<string, unknown>)['path'] : undefined;
       if (typeof path === 'string') out.push({ path, dirOk: false });
     }
   }
@@ -73,7 +75,8 @@ function referencedPaths(kus: Record<string, unknown>): { path: string; dirOk: b
       const gen = (item ?? {}) as Record<string, unknown>;
       const files = [...strings(gen['files']), ...strings(gen['envs'])];
       if (typeof gen['env'] === 'string') files.push(gen['env']);
-      for (const f of files) out.push({ path: f.includes('=') ? f.slice(f.indexOf('=') + 1) : f, dirOk: false });
+      for (const f of files)
+        out.push({ path: f.includes('=') ? f.slice(f.indexOf('=') + 1) : f, dirOk: false });
     }
   }
   return out;
@@ -92,7 +95,8 @@ export async function checkKustomizationTree(
   const realRoot = await realpath(root);
   const seen = new Set<string>();
   const visit = async (current: string, depth: number): Promise<void> => {
-    if (depth > MAX_DEPTH) throw new UnsafePathError('kustomization nesting is too deep', rel(realRoot, current));
+    if (depth > MAX_DEPTH)
+      throw new UnsafePathError('kustomization nesting is too deep', rel(realRoot, current));
     const realDir = await realpath(current);
     if (seen.has(realDir)) return;
     seen.add(realDir);
@@ -104,9 +108,13 @@ export async function checkKustomizationTree(
     for (const { path, dirOk } of referencedPaths(kus)) {
       if (isRemote(path)) {
         if (allowRemoteBases) continue;
-        throw new UnsafePathError(`remote resource '${path}' is disabled (enable remote bases to allow it)`, rel(realRoot, file));
+        throw new UnsafePathError(
+          `remote resource '${path}' is disabled (enable remote bases to allow it)`,
+          rel(realRoot, file),
+        );
       }
-      if (isAbsolute(path)) throw new UnsafePathError(`absolute path '${path}' is not allowed`, rel(realRoot, file));
+      if (isAbsolute(path))
+        throw new UnsafePathError(`absolute path '${path}' is not allowed`, rel(realRoot, file));
       const target = join(current, path);
       const real = await realpath(target).catch(() => undefined);
       if (real === undefined) continue; // kustomize reports the missing file itself

@@ -6,7 +6,12 @@
 import { posix } from 'node:path';
 import { buildKustomization, type BuildContext } from './build-kustomization.js';
 import type { Discovery, FoundObject } from './discover.js';
-import { describeSchemaError, FluxKustomization, isFluxKustomization, SOURCE_KINDS } from './flux-objects.js';
+import {
+  describeSchemaError,
+  FluxKustomization,
+  isFluxKustomization,
+  SOURCE_KINDS,
+} from './flux-objects.js';
 import {
   objectMeta,
   producerKey,
@@ -55,7 +60,9 @@ export class Producers {
   readonly #objectIndex = new Map<string, Manifest>();
 
   constructor(found: Discovery) {
-    const byFile = [...found.kustomizations].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line));
+    const byFile = [...found.kustomizations].sort((a, b) =>
+      a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line,
+    );
     for (const item of byFile) this.addFromFile(item);
   }
 
@@ -64,7 +71,10 @@ export class Producers {
     const key = producerKey(ref);
     const existing = this.#entries.get(key);
     if (existing) {
-      if (specFingerprint(existing.manifest) !== specFingerprint(item.manifest) && 'file' in existing.origin) {
+      if (
+        specFingerprint(existing.manifest) !== specFingerprint(item.manifest) &&
+        'file' in existing.origin
+      ) {
         this.#errors.push({
           producer: ref,
           file: item.file,
@@ -73,10 +83,18 @@ export class Producers {
       }
       return;
     }
-    this.#entries.set(key, this.newEntry(key, ref, item.manifest, { file: item.file, line: item.line }));
+    this.#entries.set(
+      key,
+      this.newEntry(key, ref, item.manifest, { file: item.file, line: item.line }),
+    );
   }
 
-  private newEntry(key: string, ref: ProducerRef, manifest: Manifest, origin: Entry['origin']): Entry {
+  private newEntry(
+    key: string,
+    ref: ProducerRef,
+    manifest: Manifest,
+    origin: Entry['origin'],
+  ): Entry {
     const spec = (manifest['spec'] ?? {}) as Record<string, unknown>;
     return {
       key,
@@ -123,7 +141,10 @@ export class Producers {
 
   progress(): RenderProgress {
     const all = [...this.#entries.values()];
-    return { done: all.filter((e) => e.status !== 'pending' && e.status !== 'rendering').length, total: all.length };
+    return {
+      done: all.filter((e) => e.status !== 'pending' && e.status !== 'rendering').length,
+      total: all.length,
+    };
   }
 
   async render(entry: Entry, sources: Sources, ctx: BuildContext): Promise<void> {
@@ -139,13 +160,18 @@ export class Producers {
       entry.skipped = outcome.skipped;
     } else if ('error' in outcome) {
       entry.status = 'failed';
-      entry.error = outcome.file ? { message: outcome.error, file: outcome.file } : { message: outcome.error };
+      entry.error = outcome.file
+        ? { message: outcome.error, file: outcome.file }
+        : { message: outcome.error };
     } else {
       entry.status = 'done';
       entry.objects = outcome.objects;
       for (const o of outcome.objects) {
         const meta = objectMeta(o.manifest);
-        this.#objectIndex.set(`${meta.kind}/${meta.namespace ?? entry.ref.namespace}/${meta.name}`, o.manifest);
+        this.#objectIndex.set(
+          `${meta.kind}/${meta.namespace ?? entry.ref.namespace}/${meta.name}`,
+          o.manifest,
+        );
       }
       this.absorbChildren(entry);
     }
@@ -161,7 +187,9 @@ export class Producers {
     entry: Entry,
     sources: Sources,
     ctx: BuildContext,
-  ): Promise<{ objects: RenderedObject[] } | { error: string; file?: string } | { skipped: string }> {
+  ): Promise<
+    { objects: RenderedObject[] } | { error: string; file?: string } | { skipped: string }
+  > {
     const file = this.definitionFile(entry);
     const fail = (error: string) => (file ? { error, file } : { error });
     const parsed = FluxKustomization.safeParse(entry.manifest);
@@ -199,7 +227,10 @@ export class Producers {
       const chain = this.ancestors(parent);
       if (chain.includes(key)) {
         const names = [...chain.reverse(), key].map((k) => k.replace(/^Kustomization\//, ''));
-        this.#errors.push({ producer: parent.ref, message: `Kustomization cycle: ${names.join(' -> ')}` });
+        this.#errors.push({
+          producer: parent.ref,
+          message: `Kustomization cycle: ${names.join(' -> ')}`,
+        });
         continue;
       }
       this.adopt(parent, key, ref, object.manifest);
@@ -247,18 +278,27 @@ export class Producers {
   }
 
   result(tools: Record<string, string>): RenderedCluster {
-    const entries = [...this.#entries.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    const entries = [...this.#entries.values()].sort((a, b) =>
+      a.key < b.key ? -1 : a.key > b.key ? 1 : 0,
+    );
     const producers: Producer[] = entries.map((e) => this.describe(e));
     const errors: RenderError[] = [...this.#errors];
     for (const e of entries) {
-      if (e.error) errors.push(e.error.file ? { producer: e.ref, file: e.error.file, message: e.error.message } : { producer: e.ref, message: e.error.message });
+      if (e.error)
+        errors.push(
+          e.error.file
+            ? { producer: e.ref, file: e.error.file, message: e.error.message }
+            : { producer: e.ref, message: e.error.message },
+        );
     }
     return { producers, objects: entries.flatMap((e) => e.objects), errors, tools };
   }
 
   private describe(e: Entry): Producer {
     const spec = (e.manifest['spec'] ?? {}) as Record<string, unknown>;
-    const dependsOn = Array.isArray(spec['dependsOn']) ? (spec['dependsOn'] as Record<string, unknown>[]) : [];
+    const dependsOn = Array.isArray(spec['dependsOn'])
+      ? (spec['dependsOn'] as Record<string, unknown>[])
+      : [];
     const parent = 'parent' in e.origin ? this.#entries.get(e.origin.parent) : undefined;
     const producer: Producer = {
       ...e.ref,
@@ -273,7 +313,11 @@ export class Producers {
           namespace: typeof d['namespace'] === 'string' ? d['namespace'] : e.ref.namespace,
           name: d['name'] as string,
         })),
-      definedIn: parent ? { parent: parent.ref } : 'file' in e.origin ? { file: e.origin.file, line: e.origin.line } : { file: '' },
+      definedIn: parent
+        ? { parent: parent.ref }
+        : 'file' in e.origin
+          ? { file: e.origin.file, line: e.origin.line }
+          : { file: '' },
     };
     if (e.error) producer.error = e.error.message;
     if (e.skipped !== undefined) producer.skipped = e.skipped;

@@ -53,7 +53,11 @@ export class Sources {
     private readonly repositoryRoot: string,
     private readonly repositoryUrl: string | undefined,
     private readonly mappings: readonly SourceMapping[],
-    private readonly lookup: (kind: string, namespace: string, name: string) => Manifest | undefined,
+    private readonly lookup: (
+      kind: string,
+      namespace: string,
+      name: string,
+    ) => Manifest | undefined,
   ) {}
 
   async resolve(ref: SourceRef): Promise<SourceResolution> {
@@ -65,11 +69,17 @@ export class Sources {
     );
     if (mapped) {
       const dir = resolve(mapped.dir);
-      const isRepository = (await realpath(dir).catch(() => dir)) === (await realpath(this.repositoryRoot));
+      const isRepository =
+        (await realpath(dir).catch(() => dir)) === (await realpath(this.repositoryRoot));
       return { kind: 'found', id, root: await this.copy(dir, ignore), isRepository };
     }
     if (ref.kind === 'GitRepository' && this.isOwnRepository(ref, object)) {
-      return { kind: 'found', id, root: await this.copy(this.repositoryRoot, ignore), isRepository: true };
+      return {
+        kind: 'found',
+        id,
+        root: await this.copy(this.repositoryRoot, ignore),
+        isRepository: true,
+      };
     }
     const reason = object
       ? `source ${id} is not this repository and is not mapped (use --source ${ref.name}=DIR)`
@@ -95,7 +105,10 @@ export class Sources {
       copy = (async () => {
         const dest = join(this.workspace, `source-${this.#copies.size}`);
         const rules = await SourceIgnore.load(dir, ignore);
-        await copyTree(dir, dest, { mode: 'copy', keep: (rel, isDir) => !rules.ignores(rel, isDir) });
+        await copyTree(dir, dest, {
+          mode: 'copy',
+          keep: (rel, isDir) => !rules.ignores(rel, isDir),
+        });
         return dest;
       })();
       this.#copies.set(key, copy);
@@ -116,7 +129,10 @@ export function normalizeFluxPath(path: string | undefined): string {
 }
 
 /** The real folder for `path` inside `root`, or an error when it leaves the root or is missing. */
-export async function resolveInside(root: string, path: string): Promise<{ dir: string } | { error: string }> {
+export async function resolveInside(
+  root: string,
+  path: string,
+): Promise<{ dir: string } | { error: string }> {
   const realRoot = await realpath(root);
   const target = join(root, path);
   const real = await realpath(target).catch(() => undefined);

@@ -3,7 +3,17 @@
  * copies it once, then gives every build its own hard-linked copy of that, in which
  * it replaces files by unlinking them first so the shared inodes stay untouched.
  */
-import { copyFile, link, lstat, mkdir, readdir, readlink, rm, symlink, writeFile } from 'node:fs/promises';
+import {
+  copyFile,
+  link,
+  lstat,
+  mkdir,
+  readdir,
+  readlink,
+  rm,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
 import { join } from 'node:path';
 
 export type TreeFilter = (relPath: string, isDir: boolean) => boolean;

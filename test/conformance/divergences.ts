@@ -12,7 +12,12 @@ export interface Divergence {
   expectedIn: string[];
   explains(key: string, fluxLocal: Manifest | undefined, ours: Manifest | undefined): boolean;
   /** Asserts the Flux behaviour on our side; fails the test when it does not hold. */
-  checkFlux(ctx: { key: string; ours: Manifest | undefined; all: Map<string, Manifest>; cluster: RenderedCluster }): void;
+  checkFlux(ctx: {
+    key: string;
+    ours: Manifest | undefined;
+    all: Map<string, Manifest>;
+    cluster: RenderedCluster;
+  }): void;
 }
 
 const both = (id: string): string[] => [`test_build_ks[${id}]`, `test_build_ks_new[${id}]`];
@@ -28,9 +33,13 @@ const secretSubstitution: Divergence = {
   expectedIn: [...both('build-ks'), ...both('build-ks-single'), 'test_build_all[build]'],
   explains: (key, fluxLocal, ours) =>
     (fluxLocal !== undefined && JSON.stringify(fluxLocal).includes('..PLACEHOLDER_')) ||
-    (fluxLocal === undefined && ours !== undefined && key.endsWith('cert-manager.io/Certificate//SECRET-staging')),
+    (fluxLocal === undefined &&
+      ours !== undefined &&
+      key.endsWith('cert-manager.io/Certificate//SECRET-staging')),
   checkFlux: ({ all }) => {
-    const cert = [...all.entries()].find(([k]) => k.endsWith('cert-manager.io/Certificate//SECRET-staging'))?.[1];
+    const cert = [...all.entries()].find(([k]) =>
+      k.endsWith('cert-manager.io/Certificate//SECRET-staging'),
+    )?.[1];
     expect(cert?.['spec']).toEqual({
       commonName: 'SECRET',
       dnsNames: ['SECRET', '*.SECRET'],

@@ -6,7 +6,12 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiGroup, objectMeta, type Manifest, type RenderedCluster } from '../../src/render/model.js';
+import {
+  apiGroup,
+  objectMeta,
+  type Manifest,
+  type RenderedCluster,
+} from '../../src/render/model.js';
 import { parseDocuments } from '../../src/render/yaml.js';
 import { readAmbr } from '../support/ambr.js';
 import { fluxLocalFixtures, hasFluxLocalFixtures } from '../support/paths.js';
@@ -47,7 +52,11 @@ const CASES: Case[] = [
   ...ksCases('build-ks-single-cluster6', `${td}/cluster6`, 'apps'),
   ...ksCases('build-ks-single-cluster8', `${td}/cluster8`, 'apps'),
   ...ksCases('build-ks-single-cluster9', `${td}/cluster9/clusters/dev`, 'apps-stack'),
-  { snapshot: 'test_build_ks[build-ks-cluster10-invalid-paths]', file: 'test_build_ks.ambr', entry: `${td}/cluster10` },
+  {
+    snapshot: 'test_build_ks[build-ks-cluster10-invalid-paths]',
+    file: 'test_build_ks.ambr',
+    entry: `${td}/cluster10`,
+  },
   {
     snapshot: 'test_build_ks[build-ks-cluster11-external-artifact]',
     file: 'test_build_ks.ambr',
@@ -101,7 +110,8 @@ function needs(cluster: RenderedCluster, name: string): Set<string> {
 }
 
 function ours(cluster: RenderedCluster, c: Case): Manifest[] {
-  const only = c.only === undefined ? undefined : c.withNeeds ? needs(cluster, c.only) : new Set([c.only]);
+  const only =
+    c.only === undefined ? undefined : c.withNeeds ? needs(cluster, c.only) : new Set([c.only]);
   // flux-local leaves Secrets out by default, and CRDs too in its newer `build ks`.
   const skipped = c.newStyle ? ['Secret', 'CustomResourceDefinition'] : ['Secret'];
   return cluster.objects
@@ -148,11 +158,22 @@ describe.skipIf(!hasFluxLocalFixtures)('flux-local conformance snapshots', () =>
     try {
       const file = join(fixed, td, 'cluster2/flux/config/cluster.yaml');
       writeFileSync(file, readFileSync(file, 'utf8').replace(CLUSTER2_IGNORE, `!/${td}/cluster2`));
-      const cluster = await engine.render({ repoDir: fixed, entry: `${td}/cluster2`, sources: [], repoUrl: CLUSTER2_URL });
-      const c: Case = { snapshot: 'test_build_all[build-cluster2]', file: 'test_build_all.ambr', entry: '' };
+      const cluster = await engine.render({
+        repoDir: fixed,
+        entry: `${td}/cluster2`,
+        sources: [],
+        repoUrl: CLUSTER2_URL,
+      });
+      const c: Case = {
+        snapshot: 'test_build_all[build-cluster2]',
+        file: 'test_build_all.ambr',
+        entry: '',
+      };
       const { unexplained } = compare(c.snapshot, c.file, ours(cluster, c), cluster, []);
       expect(unexplained).toEqual([
-        expect.stringMatching(/^differs flux-system\/cluster source\.toolkit\.fluxcd\.io\/GitRepository\/flux-system\/home-ops-kubernetes/),
+        expect.stringMatching(
+          /^differs flux-system\/cluster source\.toolkit\.fluxcd\.io\/GitRepository\/flux-system\/home-ops-kubernetes/,
+        ),
       ]);
     } finally {
       rmSync(fixed, { recursive: true, force: true });
@@ -192,12 +213,20 @@ function compare(
 function sortDeep(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortDeep);
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.keys(value).sort().map((k) => [k, sortDeep((value as Record<string, unknown>)[k])]));
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((k) => [k, sortDeep((value as Record<string, unknown>)[k])]),
+    );
   }
   return value;
 }
 
-function describeMismatch(key: string, want: Manifest | undefined, got: Manifest | undefined): string {
+function describeMismatch(
+  key: string,
+  want: Manifest | undefined,
+  got: Manifest | undefined,
+): string {
   if (!got) return `missing ${key}`;
   if (!want) return `extra ${key}`;
   return `differs ${key}\n  want ${JSON.stringify(sortDeep(want))}\n  got  ${JSON.stringify(sortDeep(got))}`;

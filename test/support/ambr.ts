@@ -8,7 +8,8 @@ export function readAmbr(path: string): Map<string, string> {
     const header = /^# name: (.+)$/.exec(lines[i] ?? '');
     if (!header || lines[i + 1] !== "  '''") continue;
     const body: string[] = [];
-    for (i += 2; i < lines.length && lines[i] !== "  '''"; i++) body.push((lines[i] ?? '').replace(/^ {2}/, ''));
+    for (i += 2; i < lines.length && lines[i] !== "  '''"; i++)
+      body.push((lines[i] ?? '').replace(/^ {2}/, ''));
     entries.set(header[1]!, body.join('\n'));
   }
   return entries;

@@ -10,11 +10,18 @@ import { fluxLocalFixtures } from './paths.js';
 
 export function testRunner(): ToolRunner {
   const config = loadConfig();
-  return new ToolRunner({ toolsBinDir: config.toolsBinDir, path: config.path, baseEnv: config.toolEnv });
+  return new ToolRunner({
+    toolsBinDir: config.toolsBinDir,
+    path: config.path,
+    baseEnv: config.toolEnv,
+  });
 }
 
 export function builtinEngine(settings: Partial<RenderSettings> = {}): BuiltinEngine {
-  return new BuiltinEngine({ runner: testRunner(), settings: { ...DEFAULT_RENDER_SETTINGS, ...settings } });
+  return new BuiltinEngine({
+    runner: testRunner(),
+    settings: { ...DEFAULT_RENDER_SETTINGS, ...settings },
+  });
 }
 
 /** Lays the flux-local fixtures out as flux-local's repository does: <root>/tests/testdata. */

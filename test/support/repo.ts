@@ -35,7 +35,17 @@ export function makeRepo(files: RepoFiles, options: { git?: boolean } = {}): Tes
     },
     commit(message = 'change') {
       git('add', '-A');
-      git('-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '--allow-empty', '-m', message);
+      git(
+        '-c',
+        'user.name=t',
+        '-c',
+        'user.email=t@example.com',
+        'commit',
+        '-q',
+        '--allow-empty',
+        '-m',
+        message,
+      );
       return git('rev-parse', 'HEAD');
     },
     remove() {
