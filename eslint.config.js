@@ -5,6 +5,10 @@ import importX from 'eslint-plugin-import-x';
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'coverage/', 'examples/', 'test/fixtures/'] },
   js.configs.recommended,
+  {
+    files: ['bin/**/*.js'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
+  },
   ...tseslint.configs.recommended,
   {
     plugins: { 'import-x': importX },
