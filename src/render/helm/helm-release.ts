@@ -1,0 +1,142 @@
+/**
+ * The HelmRelease fields helm-controller acts on (v2, v2beta1, v2beta2), and the names
+ * it derives from them. Only what the renderer reads is typed; the rest passes through.
+ */
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+
+const CrossNamespaceRef = z.looseObject({
+  kind: z.string(),
+  name: z.string().min(1),
+  namespace: z.string().optional(),
+});
+
+const Selector = z.looseObject({
+  group: z.string().optional(),
+  version: z.string().optional(),
+  kind: z.string().optional(),
+  name: z.string().optional(),
+  namespace: z.string().optional(),
+  labelSelector: z.string().optional(),
+  annotationSelector: z.string().optional(),
+});
+
+const CrdsPolicy = z.enum(['Skip', 'Create', 'CreateReplace']);
+
+export const ValuesReference = z.looseObject({
+  kind: z.enum(['ConfigMap', 'Secret']),
+  name: z.string().min(1),
+  valuesKey: z.string().optional(),
+  targetPath: z.string().optional(),
+  optional: z.boolean().optional(),
+});
+export type ValuesReference = z.infer<typeof ValuesReference>;
+
+export const PostRenderer = z.looseObject({
+  kustomize: z
+    .looseObject({
+      patches: z.array(z.looseObject({ patch: z.string(), target: Selector.optional() })).optional(),
+      patchesStrategicMerge: z.array(z.unknown()).optional(),
+      patchesJson6902: z.array(z.looseObject({ patch: z.array(z.unknown()), target: Selector })).optional(),
+      images: z
+        .array(
+          z.looseObject({
+            name: z.string(),
+            newName: z.string().optional(),
+            newTag: z.string().optional(),
+            digest: z.string().optional(),
+          }),
+        )
+        .optional(),
+    })
+    .optional(),
+});
+export type PostRenderer = z.infer<typeof PostRenderer>;
+
+export const HelmChartTemplate = z.looseObject({
+  metadata: z
+    .looseObject({
+      labels: z.record(z.string(), z.string()).optional(),
+      annotations: z.record(z.string(), z.string()).optional(),
+    })
+    .optional(),
+  spec: z.looseObject({
+    chart: z.string().min(1),
+    version: z.string().optional(),
+    sourceRef: CrossNamespaceRef,
+    valuesFiles: z.array(z.string()).optional(),
+    valuesFile: z.string().optional(),
+    ignoreMissingValuesFiles: z.boolean().optional(),
+    reconcileStrategy: z.string().optional(),
+  }),
+});
+export type HelmChartTemplate = z.infer<typeof HelmChartTemplate>;
+
+export const HelmRelease = z.looseObject({
+  apiVersion: z.string(),
+  kind: z.literal('HelmRelease'),
+  metadata: z.looseObject({ name: z.string().min(1), namespace: z.string().optional() }),
+  spec: z.looseObject({
+    chart: HelmChartTemplate.optional(),
+    chartRef: CrossNamespaceRef.optional(),
+    suspend: z.boolean().optional(),
+    releaseName: z.string().optional(),
+    targetNamespace: z.string().optional(),
+    storageNamespace: z.string().optional(),
+    dependsOn: z.array(z.looseObject({ name: z.string(), namespace: z.string().optional() })).optional(),
+    install: z
+      .looseObject({
+        crds: CrdsPolicy.optional(),
+        skipCRDs: z.boolean().optional(),
+        disableHooks: z.boolean().optional(),
+        disableOpenAPIValidation: z.boolean().optional(),
+        createNamespace: z.boolean().optional(),
+      })
+      .optional(),
+    upgrade: z
+      .looseObject({
+        crds: CrdsPolicy.optional(),
+        disableHooks: z.boolean().optional(),
+        disableOpenAPIValidation: z.boolean().optional(),
+      })
+      .optional(),
+    valuesFrom: z.array(ValuesReference).optional(),
+    values: z.record(z.string(), z.unknown()).nullable().optional(),
+    commonMetadata: z
+      .looseObject({
+        labels: z.record(z.string(), z.string()).optional(),
+        annotations: z.record(z.string(), z.string()).optional(),
+      })
+      .optional(),
+    postRenderers: z.array(PostRenderer).optional(),
+  }),
+});
+export type HelmRelease = z.infer<typeof HelmRelease>;
+
+/** Helm's limit on release names; longer names are shortened as helm-controller does. */
+const MAX_RELEASE_NAME = 53;
+const SHORT_HASH = 12;
+
+/** spec.releaseName, else [targetNamespace-]name, shortened with a hash above 53 characters. */
+export function releaseName(hr: HelmRelease): string {
+  const name =
+    hr.spec.releaseName ||
+    (hr.spec.targetNamespace ? `${hr.spec.targetNamespace}-${hr.metadata.name}` : hr.metadata.name);
+  return shortenName(name);
+}
+
+export function shortenName(name: string): string {
+  if (name.length <= MAX_RELEASE_NAME) return name;
+  const sum = createHash('sha256').update(name).digest('hex');
+  return `${name.slice(0, MAX_RELEASE_NAME - SHORT_HASH - 1)}-${sum.slice(0, SHORT_HASH)}`;
+}
+
+/** Where the chart's objects go: spec.targetNamespace, else the HelmRelease's namespace. */
+export function releaseNamespace(hr: HelmRelease, defaultNamespace = 'default'): string {
+  return hr.spec.targetNamespace || (hr.metadata.namespace ?? defaultNamespace);
+}
+
+/** Where helm stores the release: spec.storageNamespace, else the HelmRelease's namespace. */
+export function storageNamespace(hr: HelmRelease, defaultNamespace = 'default'): string {
+  return hr.spec.storageNamespace || (hr.metadata.namespace ?? defaultNamespace);
+}
