@@ -74,8 +74,11 @@ export async function buildKustomization(
         ? { error: err.message, file: input.filePrefix + err.file }
         : { error: err.message };
     }
-    if (err instanceof SubstitutionError) return { error: `post build failed: ${err.message}` };
-    return { error: `kustomize build failed: ${errorMessage(err)}` };
+    if (err instanceof SubstitutionError) {
+      const named = err.message.startsWith('post build failed');
+      return { error: named ? err.message : `post build failed: ${err.message}` };
+    }
+    return { error: `kustomize build failed: ${withoutScratch(errorMessage(err), copy, input)}` };
   } finally {
     await rm(copy, { recursive: true, force: true });
   }
@@ -108,6 +111,8 @@ function postBuild(
           always: strategy === 'Always',
         });
       } catch (err) {
+        // substituteManifest's own errors already name the object.
+        if (err instanceof SubstitutionError) throw err;
         throw new SubstitutionError(`'${meta.kind}/${meta.name}': ${errorMessage(err)}`);
       }
     }
@@ -120,6 +125,15 @@ function postBuild(
     );
   }
   return objects;
+}
+
+/** Tool messages name files in the private copy; show them as source paths instead. */
+function withoutScratch(message: string, copy: string, input: BuildInput): string {
+  return message
+    .split(`${copy}/`)
+    .join(input.filePrefix)
+    .split(copy)
+    .join(input.filePrefix || '.');
 }
 
 function variables(ctx: BuildContext, input: BuildInput): Record<string, string> {

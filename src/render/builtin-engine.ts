@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { FluxlensError, UsageError } from '../errors.js';
 import { exportTree, resolveRevision } from '../git/export-tree.js';
+import { ToolError } from '../run-tool.js';
 import type { BuildContext } from './build-kustomization.js';
 import { readConfigData } from './config-data.js';
 import { discover, type Discovery } from './discover.js';
@@ -58,7 +59,15 @@ export class BuiltinEngine implements RenderEngine {
         limits: { maxFiles: this.deps.settings.maxSourceFiles },
       });
     } else {
-      const sha = await resolveRevision(this.deps.runner, repoDir, request.rev);
+      const rev = request.rev;
+      const sha = await resolveRevision(this.deps.runner, repoDir, rev).catch((err: unknown) => {
+        // A revision git cannot resolve is the caller's input, not a tool failure.
+        if (!(err instanceof ToolError)) throw err;
+        const reason = err.stderrTail.trim().split('\n').at(-1) ?? '';
+        throw new UsageError(
+          `cannot resolve revision '${rev}' in '${request.repoDir}'${reason ? `: ${reason}` : ''}`,
+        );
+      });
       await exportTree(this.deps.runner, repoDir, sha, dest, workspace);
     }
     return dest;

@@ -113,7 +113,9 @@ function mergeSpec(kus: Record<string, unknown>, ks: FluxKustomization, existed:
     }
     append(kus, 'components', component);
   }
-  for (const p of spec.patchesStrategicMerge ?? []) append(kus, 'patchesStrategicMerge', p);
+  // Flux writes each inline patch as its JSON text: kustomize's field is a list of strings.
+  for (const p of spec.patchesStrategicMerge ?? [])
+    append(kus, 'patchesStrategicMerge', JSON.stringify(p));
   for (const p of spec.patchesJson6902 ?? []) {
     append(kus, 'patchesJson6902', { patch: JSON.stringify(p.patch), target: p.target });
   }

@@ -4,7 +4,7 @@
  * remote bases unless allowed.
  */
 import { readFile, realpath, stat } from 'node:fs/promises';
-import { isAbsolute, join, relative, sep } from 'node:path';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { ToolRunner } from '../run-tool.js';
 import { findKustomizationFile } from './generate-kustomization.js';
 import { parseDocuments } from './yaml.js';
@@ -116,15 +116,22 @@ export async function checkKustomizationTree(
       if (isAbsolute(path))
         throw new UnsafePathError(`absolute path '${path}' is not allowed`, rel(realRoot, file));
       const target = join(current, path);
+      if (!isInside(resolve(root), resolve(target))) {
+        throw new UnsafePathError(`path '${path}' leaves the source root`, rel(realRoot, file));
+      }
       const real = await realpath(target).catch(() => undefined);
       if (real === undefined) continue; // kustomize reports the missing file itself
-      if (real !== realRoot && !real.startsWith(realRoot + sep)) {
+      if (!isInside(realRoot, real)) {
         throw new UnsafePathError(`path '${path}' leaves the source root`, rel(realRoot, file));
       }
       if (dirOk && (await stat(real)).isDirectory()) await visit(target, depth + 1);
     }
   };
   await visit(dir, 0);
+}
+
+function isInside(root: string, path: string): boolean {
+  return path === root || path.startsWith(root + sep);
 }
 
 function rel(root: string, path: string): string {

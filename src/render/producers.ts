@@ -233,7 +233,21 @@ export class Producers {
         });
         continue;
       }
+      this.supersedeFileEntry(object, key);
       this.adopt(parent, key, ref, object.manifest);
+    }
+  }
+
+  /**
+   * A Kustomization file inside the parent's build is the parent's object, also when the
+   * parent moved it (targetNamespace): the file's own entry, under its unmoved key, goes.
+   */
+  private supersedeFileEntry(object: RenderedObject, key: string): void {
+    if (object.file === undefined) return;
+    const name = objectMeta(object.manifest).name;
+    for (const e of this.#entries.values()) {
+      if (e.key === key || !('file' in e.origin) || e.origin.file !== object.file) continue;
+      if (e.ref.name === name && e.status !== 'rendering') this.#entries.delete(e.key);
     }
   }
 

@@ -5,7 +5,7 @@
  * workspace with its ignore rules applied, as source-controller packs an artifact.
  */
 import { realpath } from 'node:fs/promises';
-import { join, resolve, sep } from 'node:path';
+import { join, posix, resolve, sep } from 'node:path';
 import type { Manifest } from './model.js';
 import { SourceIgnore } from './source-ignore.js';
 import { copyTree } from './tree.js';
@@ -122,10 +122,10 @@ function sourceIgnoreSpec(object: Manifest | undefined): string | undefined {
   return typeof spec['ignore'] === 'string' ? spec['ignore'] : undefined;
 }
 
-/** Flux's path rules: './x', '/x' and 'x/' all name x; absent names the root. */
+/** Flux's path rules: './x', '/x', 'x/' and 'y/../x' all name x; absent names the root. */
 export function normalizeFluxPath(path: string | undefined): string {
   const parts = (path ?? '').split('/').filter((p) => p !== '' && p !== '.');
-  return parts.length === 0 ? '.' : parts.join('/');
+  return parts.length === 0 ? '.' : posix.normalize(parts.join('/')).replace(/\/$/, '');
 }
 
 /** The real folder for `path` inside `root`, or an error when it leaves the root or is missing. */
