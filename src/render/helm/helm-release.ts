@@ -29,15 +29,20 @@ export const ValuesReference = z.looseObject({
   valuesKey: z.string().optional(),
   targetPath: z.string().optional(),
   optional: z.boolean().optional(),
+  literal: z.boolean().optional(),
 });
 export type ValuesReference = z.infer<typeof ValuesReference>;
 
 export const PostRenderer = z.looseObject({
   kustomize: z
     .looseObject({
-      patches: z.array(z.looseObject({ patch: z.string(), target: Selector.optional() })).optional(),
+      patches: z
+        .array(z.looseObject({ patch: z.string(), target: Selector.optional() }))
+        .optional(),
       patchesStrategicMerge: z.array(z.unknown()).optional(),
-      patchesJson6902: z.array(z.looseObject({ patch: z.array(z.unknown()), target: Selector })).optional(),
+      patchesJson6902: z
+        .array(z.looseObject({ patch: z.array(z.unknown()), target: Selector }))
+        .optional(),
       images: z
         .array(
           z.looseObject({
@@ -83,13 +88,16 @@ export const HelmRelease = z.looseObject({
     releaseName: z.string().optional(),
     targetNamespace: z.string().optional(),
     storageNamespace: z.string().optional(),
-    dependsOn: z.array(z.looseObject({ name: z.string(), namespace: z.string().optional() })).optional(),
+    dependsOn: z
+      .array(z.looseObject({ name: z.string(), namespace: z.string().optional() }))
+      .optional(),
     install: z
       .looseObject({
         crds: CrdsPolicy.optional(),
         skipCRDs: z.boolean().optional(),
         disableHooks: z.boolean().optional(),
         disableOpenAPIValidation: z.boolean().optional(),
+        disableSchemaValidation: z.boolean().optional(),
         createNamespace: z.boolean().optional(),
       })
       .optional(),
@@ -98,8 +106,11 @@ export const HelmRelease = z.looseObject({
         crds: CrdsPolicy.optional(),
         disableHooks: z.boolean().optional(),
         disableOpenAPIValidation: z.boolean().optional(),
+        disableSchemaValidation: z.boolean().optional(),
       })
       .optional(),
+    test: z.looseObject({ enable: z.boolean().optional() }).optional(),
+    postRenderStrategy: z.string().optional(),
     valuesFrom: z.array(ValuesReference).optional(),
     values: z.record(z.string(), z.unknown()).nullable().optional(),
     commonMetadata: z

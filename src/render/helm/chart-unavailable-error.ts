@@ -1,0 +1,14 @@
+/**
+ * The one error chart resolution throws: the chart of a HelmRelease cannot be had (not
+ * found, not reachable, not allowed, not cached while offline). The renderer reports it
+ * against that HelmRelease; messages name sources and URLs without credentials or query
+ * strings, never secrets.
+ */
+export class ChartUnavailableError extends Error {
+  readonly code = 'chart-unavailable';
+
+  constructor(detail: string, options?: { cause?: unknown }) {
+    super(`chart unavailable: ${detail}`, options);
+    this.name = 'ChartUnavailableError';
+  }
+}
