@@ -37,6 +37,12 @@ fluxlens render --repo DIR [--rev REV] [--path ENTRY] [--engine builtin|flux-loc
   --lenient-substitution  undefined substitution variables become empty (Flux before 2.9)
   --allow-remote-bases    let kustomize fetch remote resources
   --enable-exec-plugins   let kustomize run exec plugins
+  --skip-helm             do not inflate HelmReleases (they stay plain objects)
+  --offline               charts only from the chart cache and the repository itself
+  --skip-crds             leave chart CRDs out whatever the release's CRD policy
+  --kube-version VER      .Capabilities.KubeVersion for charts (default: helm's)
+  --api-versions GV       add to .Capabilities.APIVersions (repeatable)
+  --is-upgrade            render HelmReleases as upgrades of existing releases
   -h, --help              show this help
 
 Exit codes: 0 rendered (failed producers are listed in the output), 2 usage or setup error.
@@ -92,6 +98,12 @@ function parseRenderArgs(args: string[]) {
         'lenient-substitution': { type: 'boolean', default: false },
         'allow-remote-bases': { type: 'boolean', default: false },
         'enable-exec-plugins': { type: 'boolean', default: false },
+        'skip-helm': { type: 'boolean', default: false },
+        offline: { type: 'boolean', default: false },
+        'skip-crds': { type: 'boolean', default: false },
+        'kube-version': { type: 'string' },
+        'api-versions': { type: 'string', short: 'a', multiple: true, default: [] },
+        'is-upgrade': { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     }).values;
@@ -138,6 +150,16 @@ async function renderCommand(args: string[], io: CliIO): Promise<number> {
       strictSubstitution: !opts['lenient-substitution'],
       allowRemoteBases: opts['allow-remote-bases'],
       enableExecPlugins: opts['enable-exec-plugins'],
+      helm: {
+        ...DEFAULT_RENDER_SETTINGS.helm,
+        enabled: !opts['skip-helm'],
+        chartCacheDir: config.chartCacheDir,
+        offline: opts.offline,
+        skipCrds: opts['skip-crds'],
+        apiVersions: opts['api-versions'],
+        isUpgrade: opts['is-upgrade'],
+        ...(opts['kube-version'] !== undefined ? { kubeVersion: opts['kube-version'] } : {}),
+      },
       concurrency: config.concurrency,
       toolTimeoutMs: config.toolTimeoutMs,
       maxOutputBytes: config.maxOutputBytes,

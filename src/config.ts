@@ -21,6 +21,8 @@ const EnvSchema = z.object({
   FLUXLENS_TOOL_TIMEOUT_SECONDS: positiveInt(3600).default(120),
   /** Cap on one tool run's output; a bigger render is an error rather than an OOM. */
   FLUXLENS_MAX_OUTPUT_MB: positiveInt(4096).default(64),
+  /** Content-addressed chart cache; shared by every render so one chart version is fetched once. */
+  FLUXLENS_CACHE_DIR: z.string().min(1).optional(),
   PATH: z.string().default(''),
 });
 
@@ -35,6 +37,7 @@ export interface Config {
   concurrency: number;
   toolTimeoutMs: number;
   maxOutputBytes: number;
+  chartCacheDir: string;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, cpuCount = 2): Config {
@@ -58,5 +61,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cpuCount = 2): 
     concurrency: e.FLUXLENS_CONCURRENCY ?? Math.max(1, cpuCount),
     toolTimeoutMs: e.FLUXLENS_TOOL_TIMEOUT_SECONDS * 1000,
     maxOutputBytes: e.FLUXLENS_MAX_OUTPUT_MB * 1024 * 1024,
+    chartCacheDir: join(e.FLUXLENS_CACHE_DIR ?? join(homedir(), '.fluxlens', 'cache'), 'charts'),
   };
 }

@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { FluxlensError, UsageError } from '../errors.js';
 import { exportTree, resolveRevision } from '../git/export-tree.js';
 import { ToolError } from '../run-tool.js';
-import type { BuildContext } from './build-kustomization.js';
+import type { ProducerBuildDeps } from './build-producer.js';
 import { readConfigData } from './config-data.js';
 import { discover, type Discovery } from './discover.js';
 import type { EngineDeps, RenderEngine, RenderProgress, RenderRequest } from './engine.js';
@@ -80,7 +80,7 @@ export class BuiltinEngine implements RenderEngine {
     found: Discovery,
     onProgress?: (p: RenderProgress) => void,
   ): Promise<RenderedCluster> {
-    const producers = new Producers(found);
+    const producers = new Producers(found, this.deps.settings.helm.enabled);
     const sourceObjects = new Map<string, Manifest>();
     const remember = (m: Manifest): void => {
       const meta = objectMeta(m);
@@ -88,28 +88,37 @@ export class BuiltinEngine implements RenderEngine {
     };
     found.sources.forEach((s) => remember(s.manifest));
     found.configData.forEach((s) => remember(s.manifest));
-    const sources = new Sources(
-      workspace,
-      repoRoot,
-      request.repoUrl,
-      request.sources,
-      (kind, ns, name) =>
-        producers.clusterObject(kind, ns, name) ?? sourceObjects.get(`${kind}/${ns}/${name}`),
-    );
+    // Objects of the cluster rendered so far, then the ones written under the entry.
+    const lookup = (kind: string, ns: string, name: string): Manifest | undefined =>
+      producers.clusterObject(kind, ns, name) ?? sourceObjects.get(`${kind}/${ns}/${name}`);
+    const sources = new Sources(workspace, repoRoot, request.repoUrl, request.sources, lookup);
     let builds = 0;
-    const ctx: BuildContext = {
+    const common = {
       runner: this.deps.runner,
       settings: this.deps.settings,
       scratchDir: () => join(workspace, `build-${builds++}`),
-      configData: (kind, ns, name) => {
-        const m =
-          producers.clusterObject(kind, ns, name) ?? sourceObjects.get(`${kind}/${ns}/${name}`);
+      configData: (kind: 'ConfigMap' | 'Secret', ns: string, name: string) => {
+        const m = lookup(kind, ns, name);
         return m ? readConfigData(m) : undefined;
+      },
+    };
+    const deps: ProducerBuildDeps = {
+      sources,
+      kustomize: common,
+      helm: {
+        ...common,
+        chartSources: {
+          lookup,
+          sourceDir: async (kind, namespace, name) => {
+            const resolved = await sources.resolve({ kind, namespace, name });
+            return resolved.kind === 'found' ? resolved.root : undefined;
+          },
+        },
       },
     };
     for (let round = producers.nextRound(); round.length > 0; round = producers.nextRound()) {
       await mapLimit(round, this.deps.settings.concurrency, async (entry) => {
-        await producers.render(entry, sources, ctx);
+        await producers.render(entry, deps);
         onProgress?.(producers.progress());
       });
     }
@@ -117,7 +126,9 @@ export class BuiltinEngine implements RenderEngine {
   }
 
   private async toolVersions(): Promise<Record<string, string>> {
-    const { stdout } = await this.deps.runner.run('kustomize', ['version']);
-    return { kustomize: stdout.trim() };
+    const kustomize = (await this.deps.runner.run('kustomize', ['version'])).stdout.trim();
+    if (!this.deps.settings.helm.enabled) return { kustomize };
+    const helm = (await this.deps.runner.run('helm', ['version', '--short'])).stdout.trim();
+    return { kustomize, helm };
   }
 }

@@ -2,6 +2,8 @@
  * The RenderEngine seam: one repository at one revision in, a RenderedCluster out.
  * Implementations: the builtin engine (default) and flux-local.
  */
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import type { ToolRunner } from '../run-tool.js';
 import type { RenderedCluster } from './model.js';
 import type { SourceMapping } from './sources.js';
@@ -20,6 +22,24 @@ export interface RenderRequest {
   repoUrl?: string;
 }
 
+export interface HelmSettings {
+  /** Inflate HelmReleases into the objects of their charts. */
+  enabled: boolean;
+  /** Content-addressed chart cache shared by every render. */
+  chartCacheDir: string;
+  /** Use only the chart cache and charts inside the repository. */
+  offline: boolean;
+  /** .Capabilities.KubeVersion; helm's own default when unset. */
+  kubeVersion?: string;
+  /** Extra .Capabilities.APIVersions. */
+  apiVersions: readonly string[];
+  /** Leave CRDs out whatever the release's policy. */
+  skipCrds: boolean;
+  /** Render as an upgrade of an existing release (.Release.IsUpgrade, upgrade policies). */
+  isUpgrade: boolean;
+  maxChartBytes: number;
+}
+
 export interface RenderSettings {
   /** Missing substitution variables are errors (Flux 2.9's default). */
   strictSubstitution: boolean;
@@ -29,6 +49,7 @@ export interface RenderSettings {
   toolTimeoutMs: number;
   maxOutputBytes: number;
   maxSourceFiles: number;
+  helm: HelmSettings;
 }
 
 export const DEFAULT_RENDER_SETTINGS: RenderSettings = {
@@ -39,6 +60,15 @@ export const DEFAULT_RENDER_SETTINGS: RenderSettings = {
   toolTimeoutMs: 120_000,
   maxOutputBytes: 64 * 1024 * 1024,
   maxSourceFiles: 100_000,
+  helm: {
+    enabled: true,
+    chartCacheDir: join(homedir(), '.fluxlens', 'cache', 'charts'),
+    offline: false,
+    apiVersions: [],
+    skipCrds: false,
+    isUpgrade: false,
+    maxChartBytes: 64 * 1024 * 1024,
+  },
 };
 
 export interface RenderProgress {

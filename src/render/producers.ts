@@ -1,17 +1,13 @@
 /**
- * The set of Kustomizations being rendered and the rules that tie them together:
- * which to build next, how a parent's output defines its children, duplicates and
- * cycles. Build mechanics live in build-kustomization.ts.
+ * The set of producers being rendered (Kustomizations and HelmReleases) and the rules
+ * that tie them together: which to build next, how a parent's output defines its
+ * children, duplicates and cycles. Build mechanics live in build-producer.ts.
  */
 import { posix } from 'node:path';
-import { buildKustomization, type BuildContext } from './build-kustomization.js';
+import { buildProducer, type ProducerBuildDeps } from './build-producer.js';
 import type { Discovery, FoundObject } from './discover.js';
-import {
-  describeSchemaError,
-  FluxKustomization,
-  isFluxKustomization,
-  SOURCE_KINDS,
-} from './flux-objects.js';
+import { FluxKustomization, isFluxKustomization, isHelmRelease } from './flux-objects.js';
+import { HelmRelease } from './helm/helm-release.js';
 import {
   objectMeta,
   producerKey,
@@ -22,7 +18,7 @@ import {
   type RenderedObject,
   type RenderError,
 } from './model.js';
-import { normalizeFluxPath, resolveInside, type Sources } from './sources.js';
+import { normalizeFluxPath } from './sources.js';
 import { stringifyManifest } from './yaml.js';
 import type { RenderProgress } from './engine.js';
 
@@ -47,7 +43,25 @@ const DEFAULT_NAMESPACE = 'default';
 
 function refOf(manifest: Manifest, fallbackNamespace: string): ProducerRef {
   const meta = objectMeta(manifest);
-  return { kind: 'Kustomization', namespace: meta.namespace ?? fallbackNamespace, name: meta.name };
+  const kind = meta.kind === 'HelmRelease' ? 'HelmRelease' : 'Kustomization';
+  return { kind, namespace: meta.namespace ?? fallbackNamespace, name: meta.name };
+}
+
+/** Objects that Flux controllers act on once applied, and so become producers. */
+function producesObjects(manifest: Manifest, helm: boolean): boolean {
+  return isFluxKustomization(manifest) || (helm && isHelmRelease(manifest));
+}
+
+/** A HelmRelease's "path": the chart it installs. */
+function chartName(spec: Record<string, unknown>): string {
+  const chart = (spec['chart'] ?? {}) as { spec?: { chart?: unknown } };
+  const chartRef = (spec['chartRef'] ?? {}) as { kind?: unknown; name?: unknown };
+  if (typeof chart.spec?.chart === 'string') return chart.spec.chart;
+  return typeof chartRef.name === 'string' ? `${String(chartRef.kind)}/${chartRef.name}` : '';
+}
+
+function keyName(key: string): string {
+  return key.replace(/^(Kustomization|HelmRelease)\//, '');
 }
 
 function specFingerprint(manifest: Manifest): string {
@@ -59,8 +73,12 @@ export class Producers {
   readonly #errors: RenderError[] = [];
   readonly #objectIndex = new Map<string, Manifest>();
 
-  constructor(found: Discovery) {
-    const byFile = [...found.kustomizations].sort((a, b) =>
+  constructor(
+    found: Discovery,
+    private readonly helm: boolean,
+  ) {
+    const defined = helm ? [...found.kustomizations, ...found.helmReleases] : found.kustomizations;
+    const byFile = [...defined].sort((a, b) =>
       a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line,
     );
     for (const item of byFile) this.addFromFile(item);
@@ -78,7 +96,7 @@ export class Producers {
         this.#errors.push({
           producer: ref,
           file: item.file,
-          message: `duplicate Kustomization ${ref.namespace}/${ref.name}: also defined in ${existing.origin.file}`,
+          message: `duplicate ${ref.kind} ${ref.namespace}/${ref.name}: also defined in ${existing.origin.file}`,
         });
       }
       return;
@@ -104,7 +122,7 @@ export class Producers {
       status: 'pending',
       stale: false,
       objects: [],
-      path: normalizeFluxPath(typeof spec['path'] === 'string' ? spec['path'] : undefined),
+      path: ref.kind === 'HelmRelease' ? chartName(spec) : normalizeFluxPath(typeof spec['path'] === 'string' ? spec['path'] : undefined),
       source: '',
     };
   }
@@ -128,10 +146,12 @@ export class Producers {
     );
   }
 
+  /** The ConfigMaps and Secrets a producer reads (substituteFrom, valuesFrom) exist already. */
   private inputsReady(entry: Entry): boolean {
-    const parsed = FluxKustomization.safeParse(entry.manifest);
-    if (!parsed.success) return true;
-    const refs = parsed.data.spec.postBuild?.substituteFrom ?? [];
+    const refs =
+      entry.ref.kind === 'HelmRelease'
+        ? (HelmRelease.safeParse(entry.manifest).data?.spec.valuesFrom ?? [])
+        : (FluxKustomization.safeParse(entry.manifest).data?.spec.postBuild?.substituteFrom ?? []);
     return refs.every((r) => this.clusterObject(r.kind, entry.ref.namespace, r.name) !== undefined);
   }
 
@@ -147,9 +167,13 @@ export class Producers {
     };
   }
 
-  async render(entry: Entry, sources: Sources, ctx: BuildContext): Promise<void> {
+  async render(entry: Entry, deps: ProducerBuildDeps): Promise<void> {
     entry.status = 'rendering';
-    const outcome = await this.build(entry, sources, ctx);
+    const outcome = await buildProducer(
+      { ref: entry.ref, manifest: entry.manifest, path: entry.path, file: this.definitionFile(entry) },
+      deps,
+    );
+    entry.source = outcome.source;
     if (entry.stale) {
       entry.stale = false;
       entry.status = 'pending';
@@ -183,53 +207,19 @@ export class Producers {
     return parent?.objects.find((o) => o.manifest === entry.manifest)?.file;
   }
 
-  private async build(
-    entry: Entry,
-    sources: Sources,
-    ctx: BuildContext,
-  ): Promise<
-    { objects: RenderedObject[] } | { error: string; file?: string } | { skipped: string }
-  > {
-    const file = this.definitionFile(entry);
-    const fail = (error: string) => (file ? { error, file } : { error });
-    const parsed = FluxKustomization.safeParse(entry.manifest);
-    if (!parsed.success) return fail(`invalid Kustomization: ${describeSchemaError(parsed.error)}`);
-    const ks = parsed.data;
-    const sourceRef = ks.spec.sourceRef;
-    if (!(SOURCE_KINDS as readonly string[]).includes(sourceRef.kind)) {
-      return fail(`unsupported sourceRef kind '${sourceRef.kind}'`);
-    }
-    const resolved = await sources.resolve({
-      kind: sourceRef.kind,
-      name: sourceRef.name,
-      namespace: sourceRef.namespace ?? entry.ref.namespace,
-    });
-    entry.source = resolved.id;
-    if (resolved.kind === 'skipped') return { skipped: resolved.reason };
-    const inside = await resolveInside(resolved.root, entry.path);
-    if ('error' in inside) return fail(inside.error);
-    return buildKustomization(ctx, {
-      ks,
-      ref: entry.ref,
-      sourceRoot: resolved.root,
-      filePrefix: resolved.isRepository ? '' : `${resolved.id}:`,
-      path: entry.path,
-    });
-  }
-
-  /** Nested Kustomizations are defined by their parent's output, not by their file. */
+  /** Nested producers are defined by their parent's output, not by their file. */
   private absorbChildren(parent: Entry): void {
     for (const object of parent.objects) {
-      if (!isFluxKustomization(object.manifest)) continue;
+      if (!producesObjects(object.manifest, this.helm)) continue;
       const ref = refOf(object.manifest, parent.ref.namespace);
       const key = producerKey(ref);
       if (key === parent.key) continue;
       const chain = this.ancestors(parent);
       if (chain.includes(key)) {
-        const names = [...chain.reverse(), key].map((k) => k.replace(/^Kustomization\//, ''));
+        const names = [...chain.reverse(), key].map(keyName);
         this.#errors.push({
           producer: parent.ref,
-          message: `Kustomization cycle: ${names.join(' -> ')}`,
+          message: `${ref.kind} cycle: ${names.join(' -> ')}`,
         });
         continue;
       }
@@ -258,10 +248,10 @@ export class Producers {
       return;
     }
     if ('parent' in existing.origin && existing.origin.parent !== parent.key) {
-      const other = existing.origin.parent.replace(/^Kustomization\//, '');
+      const other = keyName(existing.origin.parent);
       this.#errors.push({
         producer: parent.ref,
-        message: `duplicate producer: Kustomization ${ref.namespace}/${ref.name} is also applied by ${other}`,
+        message: `duplicate producer: ${ref.kind} ${ref.namespace}/${ref.name} is also applied by ${other}`,
       });
       return;
     }
@@ -323,7 +313,7 @@ export class Producers {
       dependsOn: dependsOn
         .filter((d) => typeof d['name'] === 'string')
         .map((d) => ({
-          kind: 'Kustomization' as const,
+          kind: e.ref.kind,
           namespace: typeof d['namespace'] === 'string' ? d['namespace'] : e.ref.namespace,
           name: d['name'] as string,
         })),

@@ -115,6 +115,7 @@ function ours(cluster: RenderedCluster, c: Case): Manifest[] {
   // flux-local leaves Secrets out by default, and CRDs too in its newer `build ks`.
   const skipped = c.newStyle ? ['Secret', 'CustomResourceDefinition'] : ['Secret'];
   return cluster.objects
+    .filter((o) => o.producer.kind === 'Kustomization')
     .filter((o) => !skipped.includes(String(o.manifest['kind'])))
     .filter((o) => only === undefined || only.has(o.producer.name))
     .map((o) => o.manifest);

@@ -47,7 +47,12 @@ function makeRunner(): ToolRunner {
 }
 
 const runner = makeRunner();
-const builtin = new BuiltinEngine({ runner, settings: DEFAULT_RENDER_SETTINGS });
+// HelmRelease inflation is compared separately: both engines render Kustomizations here.
+const kustomizationsOnly = {
+  ...DEFAULT_RENDER_SETTINGS,
+  helm: { ...DEFAULT_RENDER_SETTINGS.helm, enabled: false },
+};
+const builtin = new BuiltinEngine({ runner, settings: kustomizationsOnly });
 const fluxLocal = new FluxLocalEngine({ runner, settings: DEFAULT_RENDER_SETTINGS });
 
 const scratch: string[] = [];

@@ -4,7 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.js';
 import { BuiltinEngine } from '../../src/render/builtin-engine.js';
-import { DEFAULT_RENDER_SETTINGS, type RenderSettings } from '../../src/render/engine.js';
+import {
+  DEFAULT_RENDER_SETTINGS,
+  type HelmSettings,
+  type RenderSettings,
+} from '../../src/render/engine.js';
 import { ToolRunner } from '../../src/run-tool.js';
 import { fluxLocalFixtures } from './paths.js';
 
