@@ -4,7 +4,7 @@
  * HelmRelease's error; the HelmRelease object itself stays with its Kustomization.
  */
 import { mkdir, readFile, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, posix } from 'node:path';
 import { errorMessage } from '../errors.js';
 import type { ToolRunner } from '../run-tool.js';
 import type { HelmSettings, RenderSettings } from './engine.js';
@@ -12,7 +12,7 @@ import { describeSchemaError } from './flux-objects.js';
 import { resolveChart, type ChartSourceContext } from './helm/chart-source.js';
 import { HelmRelease, releaseName, releaseNamespace } from './helm/helm-release.js';
 import { postRender } from './helm/post-render.js';
-import { chartCrdsMode, helmTemplate } from './helm/template.js';
+import { chartCrdsMode, helmTemplate, takeTemplateSource } from './helm/template.js';
 import { chartDefaultValues, composeValues, type ConfigLookup } from './helm/values.js';
 import type { Manifest, ProducerRef, RenderedObject } from './model.js';
 import { replaceFile } from './tree.js';
@@ -20,6 +20,8 @@ import { parseDocuments, stringifyManifest } from './yaml.js';
 import type { ResolvedChart } from './helm/chart-source-context.js';
 
 export interface HelmBuildContext {
+  /** '' when a source is the reviewed repository, else the prefix its files are shown with. */
+  filePrefix: (kind: string, namespace: string, name: string) => Promise<string>;
   runner: ToolRunner;
   settings: RenderSettings;
   scratchDir: () => string;
@@ -71,8 +73,12 @@ export async function buildHelmRelease(
       scratch,
     );
     const objects = await postRender(ctx.runner, rendered, hr, namespace, scratch, limits);
+    const fileOf = await templateFiles(ctx, hr, chart);
     return {
-      objects: objects.map((m) => ({ producer: ref, manifest: m })),
+      objects: objects.map((manifest) => {
+        const file = fileOf(takeTemplateSource(manifest));
+        return file === undefined ? { producer: ref, manifest } : { producer: ref, file, manifest };
+      }),
       chart: `${chart.source}@${chart.version}`,
     };
   } catch (err) {
@@ -125,4 +131,31 @@ async function prepareChart(hr: HelmRelease, chart: ResolvedChart): Promise<void
   if (meta && meta['version'] !== chart.version) {
     await replaceFile(chartFile, stringifyManifest({ ...meta, version: chart.version }));
   }
+}
+
+/**
+ * Maps helm's `CHART/templates/x.yaml` to where the template lives: a repository path
+ * for a chart inside a source folder, `SOURCE:CHART/templates/x.yaml` otherwise.
+ */
+async function templateFiles(
+  ctx: HelmBuildContext,
+  hr: HelmRelease,
+  chart: ResolvedChart,
+): Promise<(template: string | undefined) => string | undefined> {
+  const spec = hr.spec.chart?.spec;
+  if (chart.sourceRoot === undefined || !spec) {
+    return (template) => (template === undefined ? undefined : `${chart.source}:${template}`);
+  }
+  const ref = spec.sourceRef;
+  const prefix = await ctx.filePrefix(
+    ref.kind,
+    ref.namespace ?? hr.metadata.namespace ?? '',
+    ref.name,
+  );
+  const chartPath = posix.normalize(spec.chart.replace(/^\.?\/+/, '')).replace(/\/+$/, '');
+  return (template) => {
+    if (template === undefined) return undefined;
+    const inChart = template.slice(template.indexOf('/') + 1);
+    return `${prefix}${chartPath === '.' ? inChart : `${chartPath}/${inChart}`}`;
+  };
 }

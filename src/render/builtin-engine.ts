@@ -107,6 +107,10 @@ export class BuiltinEngine implements RenderEngine {
       kustomize: common,
       helm: {
         ...common,
+        filePrefix: async (kind, namespace, name) => {
+          const resolved = await sources.resolve({ kind, namespace, name });
+          return resolved.kind === 'found' && resolved.isRepository ? '' : `${resolved.id}:`;
+        },
         chartSources: {
           lookup,
           sourceDir: async (kind, namespace, name) => {

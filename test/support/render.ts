@@ -21,10 +21,17 @@ export function testRunner(): ToolRunner {
   });
 }
 
+/** Tests never reach the internet: charts come from the repository or a per-run cache. */
+export const testHelmSettings: HelmSettings = {
+  ...DEFAULT_RENDER_SETTINGS.helm,
+  offline: true,
+  chartCacheDir: mkdtempSync(join(tmpdir(), 'fluxlens-charts-')),
+};
+
 export function builtinEngine(settings: Partial<RenderSettings> = {}): BuiltinEngine {
   return new BuiltinEngine({
     runner: testRunner(),
-    settings: { ...DEFAULT_RENDER_SETTINGS, ...settings },
+    settings: { ...DEFAULT_RENDER_SETTINGS, helm: testHelmSettings, ...settings },
   });
 }
 

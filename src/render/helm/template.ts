@@ -164,6 +164,7 @@ function splitOutput(stdout: string, opts: TemplateOptions): ChartRender {
   let source: string | undefined;
   for (const { manifest, line } of parsed.documents) {
     for (let h = headers[next]; h && h.line < line; h = headers[++next]) source = h.path;
+    if (source !== undefined) markTemplateSource(manifest, source);
     if (source !== undefined && isCrdsFile(source)) render.crds.push(manifest);
     else if (installedOnAction(manifest, opts)) render.objects.push(manifest);
   }
@@ -177,6 +178,29 @@ function sourceHeaders(text: string): { line: number; path: string }[] {
     if (match?.[1]) out.push({ line: index + 1, path: match[1] });
   });
   return out;
+}
+
+/**
+ * Carries helm's `# Source:` path through the post-renderers on the object itself;
+ * `takeTemplateSource` reads it back and removes it, so it never reaches the output.
+ */
+export const TEMPLATE_SOURCE_ANNOTATION = 'render.fluxlens.dev/template-source';
+
+function markTemplateSource(manifest: Manifest, source: string): void {
+  const metadata = (manifest['metadata'] ??= {}) as Record<string, unknown>;
+  const annotations = (metadata['annotations'] ??= {}) as Record<string, unknown>;
+  annotations[TEMPLATE_SOURCE_ANNOTATION] = source;
+}
+
+/** The chart-relative template path of a rendered object (`CHART/templates/x.yaml`), removed from it. */
+export function takeTemplateSource(manifest: Manifest): string | undefined {
+  const metadata = manifest['metadata'] as Record<string, unknown> | undefined;
+  const annotations = metadata?.['annotations'] as Record<string, unknown> | undefined;
+  const source = annotations?.[TEMPLATE_SOURCE_ANNOTATION];
+  if (!annotations || typeof source !== 'string') return undefined;
+  delete annotations[TEMPLATE_SOURCE_ANNOTATION];
+  if (Object.keys(annotations).length === 0 && metadata) delete metadata['annotations'];
+  return source;
 }
 
 /** `CHART/crds/...`, or the same inside a subchart: `CHART/charts/SUB/crds/...`. */
