@@ -19,7 +19,8 @@ const MAX_ALIAS_COUNT = 1000;
 /** Parses every document of a YAML stream; empty documents and non-mappings are dropped. */
 export function parseDocuments(text: string): ParseResult {
   const lineCounter = new LineCounter();
-  const docs = parseAllDocuments(text, { lineCounter, uniqueKeys: false });
+  // Repositories hold templates that only look like YAML: no warnings on stderr for them.
+  const docs = parseAllDocuments(text, { lineCounter, uniqueKeys: false, logLevel: 'error' });
   if (!Array.isArray(docs)) return { documents: [] };
   const documents: ParsedDocument[] = [];
   for (const doc of docs) {
