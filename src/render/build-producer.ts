@@ -29,7 +29,10 @@ export type BuildResult =
   | { error: string; file?: string; source: string }
   | { skipped: string; source: string };
 
-export async function buildProducer(target: BuildTarget, deps: ProducerBuildDeps): Promise<BuildResult> {
+export async function buildProducer(
+  target: BuildTarget,
+  deps: ProducerBuildDeps,
+): Promise<BuildResult> {
   if (target.ref.kind === 'HelmRelease') {
     const outcome = await buildHelmRelease(deps.helm, target.ref, target.manifest);
     if ('error' in outcome) return withFile(target, outcome.error, '');
@@ -42,7 +45,10 @@ function withFile(target: BuildTarget, error: string, source: string): BuildResu
   return target.file ? { error, file: target.file, source } : { error, source };
 }
 
-async function buildFluxKustomization(target: BuildTarget, deps: ProducerBuildDeps): Promise<BuildResult> {
+async function buildFluxKustomization(
+  target: BuildTarget,
+  deps: ProducerBuildDeps,
+): Promise<BuildResult> {
   const parsed = FluxKustomization.safeParse(target.manifest);
   if (!parsed.success) {
     return withFile(target, `invalid Kustomization: ${describeSchemaError(parsed.error)}`, '');

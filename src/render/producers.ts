@@ -122,7 +122,10 @@ export class Producers {
       status: 'pending',
       stale: false,
       objects: [],
-      path: ref.kind === 'HelmRelease' ? chartName(spec) : normalizeFluxPath(typeof spec['path'] === 'string' ? spec['path'] : undefined),
+      path:
+        ref.kind === 'HelmRelease'
+          ? chartName(spec)
+          : normalizeFluxPath(typeof spec['path'] === 'string' ? spec['path'] : undefined),
       source: '',
     };
   }
@@ -170,7 +173,12 @@ export class Producers {
   async render(entry: Entry, deps: ProducerBuildDeps): Promise<void> {
     entry.status = 'rendering';
     const outcome = await buildProducer(
-      { ref: entry.ref, manifest: entry.manifest, path: entry.path, file: this.definitionFile(entry) },
+      {
+        ref: entry.ref,
+        manifest: entry.manifest,
+        path: entry.path,
+        file: this.definitionFile(entry),
+      },
       deps,
     );
     entry.source = outcome.source;
