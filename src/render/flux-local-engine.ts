@@ -13,8 +13,11 @@
  *   flux-local build ks -A --path ENTRY --no-skip-secrets --no-skip-crds [--sources ...]
  *       --output-file FILE
  *       the objects, attributed by their kustomize.toolkit.fluxcd.io/name|namespace labels
- *       (flux-local drops Secrets and CRDs unless told otherwise; HelmReleases are not
- *       inflated: no --enable-helm)
+ *       (flux-local drops Secrets and CRDs unless told otherwise)
+ *   flux-local build hr NAME -n NAMESPACE ... (settings.helm.enabled; see flux-local-helm.ts)
+ *       one run per HelmRelease in the `build ks` output, its output attributed to that
+ *       HelmRelease; `--enable-helm` exists only on `build all`, which has no --sources and
+ *       prints every release's chart objects as one stream
  * flux-local calls `git rev-parse --show-toplevel` and nothing else from git for these
  * commands, so the scratch copy only needs `git init` (no commit). `--sources` takes
  * `[NAMESPACE/]NAME[=DIR]`; DIR may be absolute, so each `--source NAME=DIR` is copied
@@ -54,6 +57,50 @@
  * - The whole render is one flux-local run per command, limited by
  *   RenderSettings.toolTimeoutMs; flux-local runs its own `flux build` calls 20 at a time,
  *   each limited to 60 s. Error messages are the last 2000 characters of its stderr.
+ *
+ * HelmRelease deviations (settings.helm.enabled; flux-local `helm template`s each release
+ * itself, see flux_local/helm.py and values.py; compared with helm-controller as the
+ * builtin engine renders it):
+ * - [tested] The release name is metadata.name: spec.releaseName and the
+ *   `<targetNamespace>-` prefix Flux gives a release without one are ignored, so objects
+ *   named from .Release.Name get other names. The release namespace is Flux's
+ *   (targetNamespace, else the HelmRelease's namespace).
+ * - [tested] No helm.toolkit.fluxcd.io/name|namespace labels, no spec.postRenderers, no
+ *   spec.commonMetadata: chart objects are helm's output as is.
+ * - [tested] Namespaced chart objects without a namespace keep none (helm-controller's
+ *   kube client puts them in the release namespace).
+ * - [tested] CRDs in a chart's crds/ folder are never rendered (`helm template` without
+ *   --include-crds; --no-skip-crds keeps only CRDs under templates/). With
+ *   settings.helm.skipCrds flux-local also drops the CRDs under templates/ (from code).
+ * - [tested] Every hook but test hooks is rendered (`helm template --skip-tests`): upgrade,
+ *   delete and rollback hooks too, where Flux creates only the action's hooks.
+ *   install.disableHooks and spec.test.enable are ignored (from code).
+ * - [tested] settings.helm.isUpgrade is ignored: 7.11.0 has no --is-upgrade, so releases
+ *   render as installs. kubeVersion and apiVersions are passed (--kube-version,
+ *   --api-versions) and behave as in the builtin engine.
+ * - [tested] valuesFrom Secrets are never read (its `build hr` leaves Secrets out of the
+ *   Kustomization builds it reads values from): at a targetPath the value becomes
+ *   `..PLACEHOLDER_<Secret name>..`; a whole-file Secret reference is dropped (from code).
+ * - [tested] A targetPath value is set as the plain string, not typed as `--set` does
+ *   (Flux: "3" is the number 3, `[0]` indexes a list, `literal` escapes).
+ * - [tested] spec.chart.spec.valuesFiles is ignored: the chart's values.yaml stays.
+ * - valuesFrom is read only from the output of the HelmRelease's own Kustomization. A
+ *   reference not found there is dropped, or at a targetPath becomes
+ *   `..PLACEHOLDER_<name>..`, also when not optional; a missing key is dropped (Flux fails
+ *   the release for both). spec.values always wins over a targetPath (from code).
+ * - A chart from a GitRepository is read at its path in the reviewed repository, whatever
+ *   the GitRepository (as for Kustomizations); Bucket sources and HelmChart and
+ *   ExternalArtifact chartRefs are errors. HelmRepository and OCIRepository charts
+ *   are downloaded by flux-local's helm, without the chart cache and whatever --source
+ *   maps the OCIRepository to. [tested] Offline, those are errors of their HelmRelease
+ *   (the builtin engine renders them from the cache or the mapped folder).
+ * - `*List` objects from a chart are not unpacked into their items (from code).
+ * - [tested] Only HelmReleases that a built Kustomization applies are inflated; ones
+ *   written under the entry outside any Kustomization are reported skipped.
+ * - Every HelmRelease run builds all Kustomizations again (N+2 flux-local runs,
+ *   settings.concurrency at a time). A HelmRelease that flux-local cannot parse (no
+ *   metadata.namespace, no chart) fails every HelmRelease's run (from code). Errors carry no file;
+ *   chart objects carry the chart template (helm's `# Source:`) as their file.
  */
 import { mkdtemp, readdir, readFile, realpath, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -63,6 +110,13 @@ import { exportTree, resolveRevision } from '../git/export-tree.js';
 import { ToolError } from '../run-tool.js';
 import { discover, type FoundObject } from './discover.js';
 import type { EngineDeps, RenderEngine, RenderProgress, RenderRequest } from './engine.js';
+import {
+  describeRelease,
+  inflateReleases,
+  releasesIn,
+  type InflatedRelease,
+  type RunOutcome,
+} from './flux-local-helm.js';
 import {
   objectMeta,
   producerKey,
@@ -112,10 +166,10 @@ interface Workspace {
   dir: string;
   repoRoot: string;
   files: Map<string, FoundObject>;
+  /** HelmReleases written under the entry, by producer key; empty unless helm is enabled. */
+  releaseFiles: Map<string, FoundObject>;
   mapped: MappedSource[];
 }
-
-type RunOutcome = { ok: true; stdout: string } | { ok: false; message: string };
 
 export class FluxLocalEngine implements RenderEngine {
   readonly name = 'flux-local' as const;
@@ -144,8 +198,13 @@ export class FluxLocalEngine implements RenderEngine {
         const key = producerKey(refOf(item.manifest, DEFAULT_NAMESPACE));
         if (!files.has(key)) files.set(key, item);
       }
+      const releaseFiles = new Map<string, FoundObject>();
+      for (const item of this.deps.settings.helm.enabled ? found.helmReleases : []) {
+        const key = producerKey(releaseRefOf(item.manifest));
+        if (!releaseFiles.has(key)) releaseFiles.set(key, item);
+      }
       const mapped = await this.mapSources(request.sources, request.repoDir, dir);
-      const ws: Workspace = { dir, repoRoot, files, mapped };
+      const ws: Workspace = { dir, repoRoot, files, releaseFiles, mapped };
       const sourceArgs = await this.sourcesArgs(ws);
       const tools = await this.toolVersions();
 
@@ -153,7 +212,7 @@ export class FluxLocalEngine implements RenderEngine {
       if (!listing.ok) return failedRun(ws, [], listing.message, tools);
       const listed = parseKustomizationTable(listing.stdout);
       onProgress?.({ done: 0, total: listed.length });
-      if (listed.length === 0) return this.assemble(ws, listed, [], tools);
+      if (listed.length === 0) return withReleases(ws, this.assemble(ws, listed, [], tools), []);
 
       // --output-file: flux-local opens /dev/stdout by name, which fails when stdout is a socket.
       const outputFile = join(dir, 'build.yaml');
@@ -176,13 +235,35 @@ export class FluxLocalEngine implements RenderEngine {
       if (parsed.error !== undefined) {
         return failedRun(ws, listed, `unreadable flux-local output: ${parsed.error}`, tools);
       }
-      onProgress?.({ done: listed.length, total: listed.length });
-      return this.assemble(
+      const cluster = this.assemble(
         ws,
         listed,
         parsed.documents.map((d) => d.manifest),
         tools,
       );
+      if (!this.deps.settings.helm.enabled) {
+        onProgress?.({ done: listed.length, total: listed.length });
+        return cluster;
+      }
+      const releases = releasesIn(cluster.objects);
+      const total = listed.length + releases.length;
+      let done = listed.length;
+      onProgress?.({ done, total });
+      const inflated = await inflateReleases(
+        {
+          settings: this.deps.settings,
+          repoRoot: ws.repoRoot,
+          scratch: dir,
+          entry,
+          sourceArgs,
+          run: (args, env) => this.run(ws, args, env),
+          readOutput: (file) => this.readOutput(file),
+          clean: stripIndexAnnotations,
+        },
+        releases,
+        () => onProgress?.({ done: ++done, total }),
+      );
+      return withReleases(ws, cluster, inflated);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -269,12 +350,17 @@ export class FluxLocalEngine implements RenderEngine {
     return ['--sources', [...items, ...[...gitNames].sort()].join(',')];
   }
 
-  private async run(ws: Workspace, args: string[]): Promise<RunOutcome> {
+  private async run(
+    ws: Workspace,
+    args: string[],
+    env: Record<string, string> = {},
+  ): Promise<RunOutcome> {
     try {
       const { stdout } = await this.deps.runner.run('flux-local', args, {
         cwd: ws.repoRoot,
         timeoutMs: this.deps.settings.toolTimeoutMs,
         maxOutputBytes: this.deps.settings.maxOutputBytes,
+        env,
       });
       return { ok: true, stdout };
     } catch (err) {
@@ -361,6 +447,16 @@ export class FluxLocalEngine implements RenderEngine {
       if (version) tools['flux'] = version;
     } catch {
       // flux-local reports a missing flux CLI itself, per run
+    }
+    if (this.deps.settings.helm.enabled) {
+      try {
+        const { stdout } = await this.deps.runner.run('helm', ['version', '--short'], {
+          timeoutMs: 30_000,
+        });
+        tools['helm'] = stdout.trim();
+      } catch {
+        // flux-local reports a missing helm CLI itself, per HelmRelease
+      }
     }
     return tools;
   }
@@ -472,6 +568,10 @@ function failedRun(
     const key = producerKey(ref);
     if (!producers.has(key)) producers.set(key, describe(ws, ref, new Map()));
   }
+  for (const [key, item] of ws.releaseFiles) {
+    const ref = releaseRefOf(item.manifest);
+    producers.set(key, describeRelease(ref, item.manifest, { file: item.file, line: item.line }));
+  }
   const culprit =
     named.length > 0 ? named.map((r) => `${r.namespace}/${r.name}`).join(', ') : undefined;
   const errors: RenderError[] = [];
@@ -487,6 +587,37 @@ function failedRun(
   }
   if (named.length === 0) errors.push({ producer: { ...FLUX_LOCAL_RUN }, message });
   return { producers: sortProducers(producers), objects: [], errors, tools };
+}
+
+/**
+ * Adds the inflated HelmReleases: their producers, chart objects and errors; and, as
+ * skipped, the HelmReleases written under the entry that no built Kustomization applies
+ * (flux-local inflates only those).
+ */
+function withReleases(
+  ws: Workspace,
+  cluster: RenderedCluster,
+  inflated: readonly InflatedRelease[],
+): RenderedCluster {
+  const producers = new Map(cluster.producers.map((p) => [producerKey(p), p]));
+  const objects = [...cluster.objects];
+  const errors = [...cluster.errors];
+  for (const release of inflated) {
+    producers.set(producerKey(release.producer), release.producer);
+    objects.push(...release.objects);
+    if (release.error) errors.push(release.error);
+  }
+  const names = new Set(inflated.map((r) => r.producer.name));
+  for (const [key, item] of ws.releaseFiles) {
+    const ref = releaseRefOf(item.manifest);
+    // A parent may have moved it to another namespace: then it did render, under that key.
+    if (producers.has(key) || names.has(ref.name)) continue;
+    const producer = describeRelease(ref, item.manifest, { file: item.file, line: item.line });
+    producer.skipped =
+      'flux-local inflates only HelmReleases that a Kustomization it builds applies';
+    producers.set(key, producer);
+  }
+  return { ...cluster, producers: sortProducers(producers), objects, errors };
 }
 
 /** The Kustomizations a flux-local error message blames, in order of appearance. */
@@ -620,6 +751,11 @@ function isKustomization(manifest: Manifest): boolean {
 function refOf(manifest: Manifest, fallbackNamespace: string): ProducerRef {
   const meta = objectMeta(manifest);
   return { kind: 'Kustomization', namespace: meta.namespace ?? fallbackNamespace, name: meta.name };
+}
+
+function releaseRefOf(manifest: Manifest): ProducerRef {
+  const meta = objectMeta(manifest);
+  return { kind: 'HelmRelease', namespace: meta.namespace ?? DEFAULT_NAMESPACE, name: meta.name };
 }
 
 function refOnly(ref: ProducerRef): ProducerRef {

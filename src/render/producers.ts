@@ -52,11 +52,11 @@ function producesObjects(manifest: Manifest, helm: boolean): boolean {
   return isFluxKustomization(manifest) || (helm && isHelmRelease(manifest));
 }
 
-/** A HelmRelease's "path": the chart it installs. */
+/** A HelmRelease's "path": the chart it installs, a chart path normalised like spec.path. */
 function chartName(spec: Record<string, unknown>): string {
   const chart = (spec['chart'] ?? {}) as { spec?: { chart?: unknown } };
   const chartRef = (spec['chartRef'] ?? {}) as { kind?: unknown; name?: unknown };
-  if (typeof chart.spec?.chart === 'string') return chart.spec.chart;
+  if (typeof chart.spec?.chart === 'string') return normalizeFluxPath(chart.spec.chart);
   return typeof chartRef.name === 'string' ? `${String(chartRef.kind)}/${chartRef.name}` : '';
 }
 

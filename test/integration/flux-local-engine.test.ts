@@ -3,7 +3,8 @@
  * scripts/install-tools first). The comparison clusters come from flux-local's own test
  * data in ../shared/fixtures/flux-local (skipped when that folder is absent); the small
  * fixtures under test/fixtures/flux-local-engine pin the deviations documented at the top
- * of src/render/flux-local-engine.ts.
+ * of src/render/flux-local-engine.ts. HelmReleases are inflated offline, from charts in
+ * the repository only (test/support/render.ts testHelmSettings).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -15,7 +16,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { SetupError } from '../../src/errors.js';
 import { BuiltinEngine } from '../../src/render/builtin-engine.js';
-import { DEFAULT_RENDER_SETTINGS, type RenderRequest } from '../../src/render/engine.js';
+import {
+  DEFAULT_RENDER_SETTINGS,
+  type RenderRequest,
+  type RenderSettings,
+} from '../../src/render/engine.js';
 import {
   FLUX_LOCAL_RUN,
   FluxLocalEngine,
@@ -28,9 +33,11 @@ import {
   type Manifest,
   type Producer,
   type RenderedCluster,
+  type RenderedObject,
 } from '../../src/render/model.js';
 import { copyTree } from '../../src/render/tree.js';
 import { ToolRunner } from '../../src/run-tool.js';
+import { testHelmSettings } from '../support/render.js';
 
 const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const sharedFixtures = resolve(projectRoot, '..', 'shared', 'fixtures', 'flux-local');
@@ -53,7 +60,19 @@ const kustomizationsOnly = {
   helm: { ...DEFAULT_RENDER_SETTINGS.helm, enabled: false },
 };
 const builtin = new BuiltinEngine({ runner, settings: kustomizationsOnly });
-const fluxLocal = new FluxLocalEngine({ runner, settings: DEFAULT_RENDER_SETTINGS });
+const fluxLocal = new FluxLocalEngine({ runner, settings: kustomizationsOnly });
+
+/** Both engines with HelmReleases inflated, offline; `helm` overrides testHelmSettings. */
+function helmEngines(helm: Partial<RenderSettings['helm']> = {}): {
+  builtin: BuiltinEngine;
+  fluxLocal: FluxLocalEngine;
+} {
+  const settings = { ...DEFAULT_RENDER_SETTINGS, helm: { ...testHelmSettings, ...helm } };
+  return {
+    builtin: new BuiltinEngine({ runner, settings }),
+    fluxLocal: new FluxLocalEngine({ runner, settings }),
+  };
+}
 
 const scratch: string[] = [];
 async function tempDir(): Promise<string> {
@@ -147,6 +166,89 @@ function expectSameObjects(
     if (only.builtin.includes(key)) continue;
     expect(fl.get(key), key).toEqual(manifests);
   }
+}
+
+const ORIGIN_LABELS = ['helm.toolkit.fluxcd.io/name', 'helm.toolkit.fluxcd.io/namespace'];
+
+/** One documented flux-local deviation, as a rewrite of a builtin object; true if it applied. */
+interface Deviation {
+  name: string;
+  apply: (object: RenderedObject) => boolean;
+}
+
+function metadataOf(manifest: Manifest): Record<string, unknown> {
+  return manifest['metadata'] as Record<string, unknown>;
+}
+
+/** Removes these entries (key and value must match) from labels or annotations. */
+function dropEntries(
+  manifest: Manifest,
+  field: 'labels' | 'annotations',
+  entries: Record<string, string>,
+): boolean {
+  const metadata = metadataOf(manifest);
+  const map = metadata[field] as Record<string, unknown> | undefined;
+  if (!map) return false;
+  let changed = false;
+  for (const [key, value] of Object.entries(entries)) {
+    if (map[key] !== value) continue;
+    delete map[key];
+    changed = true;
+  }
+  if (Object.keys(map).length === 0) delete metadata[field];
+  return changed;
+}
+
+function isReleaseObject(o: RenderedObject, name?: string): boolean {
+  return o.producer.kind === 'HelmRelease' && (name === undefined || o.producer.name === name);
+}
+
+/** helm-controller's origin labels, which flux-local never adds. */
+const originLabels: Deviation = {
+  name: 'no helm.toolkit.fluxcd.io labels',
+  apply: (o) =>
+    isReleaseObject(o) &&
+    dropEntries(o.manifest, 'labels', {
+      [ORIGIN_LABELS[0]!]: o.producer.name,
+      [ORIGIN_LABELS[1]!]: o.producer.namespace,
+    }),
+};
+
+function setData(o: RenderedObject, name: string, key: string, from: string, to: string) {
+  const data = o.manifest['data'] as Record<string, unknown> | undefined;
+  if (objectMeta(o.manifest).name !== name || data?.[key] !== from) return false;
+  data[key] = to;
+  return true;
+}
+
+/**
+ * Rewrites a copy of the builtin render by every deviation in turn (each must apply to
+ * at least one object), then expects exactly flux-local's render, apart from the objects
+ * in `only` that one engine alone renders.
+ */
+function expectSameExcept(
+  fromBuiltin: RenderedCluster,
+  fromFluxLocal: RenderedCluster,
+  deviations: Deviation[],
+  only?: { builtin: string[]; fluxLocal: string[] },
+): void {
+  const objects = fromBuiltin.objects.map((o) => ({ ...o, manifest: structuredClone(o.manifest) }));
+  for (const deviation of deviations) {
+    const applied = objects.filter((o) => deviation.apply(o)).length;
+    expect(applied, `deviation '${deviation.name}' applies`).toBeGreaterThan(0);
+  }
+  expectSameObjects({ ...fromBuiltin, objects }, fromFluxLocal, only);
+  for (const o of fromFluxLocal.objects.filter((x) => isReleaseObject(x))) {
+    for (const label of ORIGIN_LABELS)
+      expect(objectMeta(o.manifest).labels).not.toHaveProperty(label);
+  }
+}
+
+function releaseFiles(cluster: RenderedCluster): string[] {
+  return cluster.objects
+    .filter((o) => isReleaseObject(o))
+    .map((o) => `${o.producer.name} ${objectMeta(o.manifest).kind} ${o.file ?? '-'}`)
+    .sort();
 }
 
 describe('flux-local output parsing', () => {
@@ -323,6 +425,169 @@ describe('FluxLocalEngine', () => {
   });
 });
 
+describe('FluxLocalEngine HelmReleases (helm fixture)', () => {
+  const repoDir = join(ownFixtures, 'helm');
+  const capabilities = {
+    kubeVersion: 'v1.31.0',
+    apiVersions: ['example.com/v1/Widget', 'example.com/v1alpha1'],
+  };
+  const engines = helmEngines(capabilities);
+  let b: RenderedCluster;
+  let f: RenderedCluster;
+  beforeAll(async () => {
+    const request: RenderRequest = { repoDir, entry: 'clusters/dev', sources: [] };
+    [b, f] = await Promise.all([
+      engines.builtin.render(request),
+      engines.fluxLocal.render(request),
+    ]);
+  });
+
+  const releases = (c: RenderedCluster) => c.producers.filter((p) => p.kind === 'HelmRelease');
+  const releaseObjects = (c: RenderedCluster, name: string) =>
+    c.objects.filter((o) => isReleaseObject(o, name)).map((o) => objectMeta(o.manifest).name);
+
+  it('makes each HelmRelease a producer, as the builtin engine does', () => {
+    expect(f.producers.map(producerFacts)).toEqual(b.producers.map(producerFacts));
+    expect(releases(f).map((p) => p.name)).toEqual(['api', 'missing', 'remote', 'web']);
+    expect(releases(f).map((p) => p.definedIn)).toEqual(releases(b).map((p) => p.definedIn));
+    const web = releases(f).find((p) => p.name === 'web');
+    expect(web).toMatchObject({
+      path: 'charts/demo',
+      source: 'GitRepository/flux-system/flux-system@1.2.3',
+      definedIn: { parent: { kind: 'Kustomization', namespace: 'flux-system', name: 'apps' } },
+    });
+    expect(f.tools['helm']).toBe(b.tools['helm']);
+  });
+
+  it('attributes objects by run, also for two releases of one chart', () => {
+    expect(releaseObjects(f, 'web').sort()).toEqual([
+      'web',
+      'web-config',
+      'web-reader',
+      'web-upgraded',
+    ]);
+    expect(releaseObjects(f, 'api').sort()).toEqual([
+      'api',
+      'api-config',
+      'api-reader',
+      'api-upgraded',
+    ]);
+    // Chart objects carry their template, as in the builtin engine.
+    const withoutHooks = releaseFiles(f).filter((l) => !l.endsWith('upgrade-hook.yaml'));
+    expect(withoutHooks).toEqual(releaseFiles(b));
+    expect(withoutHooks).toContain('web ConfigMap charts/demo/templates/configmap.yaml');
+  });
+
+  it('keeps a failing HelmRelease to itself; offline, remote charts fail unfetched', () => {
+    const failed = (c: RenderedCluster) => c.errors.map((e) => producerKey(e.producer)).sort();
+    expect(failed(f)).toEqual(['HelmRelease/apps/missing', 'HelmRelease/apps/remote']);
+    expect(failed(b)).toEqual(failed(f));
+    const message = (name: string) => f.errors.find((e) => e.producer.name === name)?.message;
+    expect(message('missing')).toContain('path "./charts/missing" not found');
+    expect(message('remote')).toMatch(/HelmRepository\/apps\/charts: .* offline$/);
+    expect(releaseObjects(f, 'missing')).toEqual([]);
+    expect(releaseObjects(f, 'remote')).toEqual([]);
+  });
+
+  it('passes kubeVersion and apiVersions to helm', () => {
+    for (const c of [b, f]) {
+      const config = c.objects.find(
+        (o) => isReleaseObject(o, 'api') && objectMeta(o.manifest).kind === 'ConfigMap',
+      );
+      expect(data(config?.manifest)).toMatchObject({ kubeVersion: 'v1.31.0', hasWidget: 'true' });
+    }
+  });
+
+  it('renders the same objects except the documented Helm deviations', () => {
+    const webConfig = 'web-prod-web-config';
+    const renamed = (release: string, from: string, to: string): Deviation => ({
+      name: `release name ${to}, not ${from}`,
+      apply: (o) => {
+        const metadata = metadataOf(o.manifest);
+        const name = metadata['name'];
+        if (!isReleaseObject(o, release) || typeof name !== 'string' || !name.startsWith(from))
+          return false;
+        metadata['name'] = `${to}${name.slice(from.length)}`;
+        return true;
+      },
+    });
+    expectSameExcept(
+      b,
+      f,
+      [
+        originLabels,
+        {
+          name: 'Secret values at a targetPath become placeholders',
+          apply: (o) => setData(o, webConfig, 'token', 's3cr3t', '..PLACEHOLDER_web-auth..'),
+        },
+        {
+          name: 'targetPath values stay strings',
+          apply: (o) => setData(o, webConfig, 'replicasKind', 'float64', 'string'),
+        },
+        {
+          name: 'valuesFiles are ignored',
+          apply: (o) => setData(o, webConfig, 'tier', 'prod', 'default'),
+        },
+        {
+          name: 'no commonMetadata',
+          apply: (o) =>
+            isReleaseObject(o, 'web') &&
+            [
+              dropEntries(o.manifest, 'labels', { team: 'web' }),
+              dropEntries(o.manifest, 'annotations', { 'fluxlens.dev/owner': 'web-team' }),
+            ].includes(true),
+        },
+        {
+          name: 'no postRenderers',
+          apply: (o) =>
+            isReleaseObject(o, 'web') && dropEntries(o.manifest, 'labels', { patched: 'true' }),
+        },
+        {
+          name: 'namespace-less objects stay without a namespace',
+          apply: (o) => {
+            if (!isReleaseObject(o) || objectMeta(o.manifest).kind !== 'ServiceAccount')
+              return false;
+            const metadata = metadataOf(o.manifest);
+            expect(metadata['namespace']).toBe(o.producer.name === 'web' ? 'web-prod' : 'apps');
+            delete metadata['namespace'];
+            return true;
+          },
+        },
+        renamed('web', 'web-prod-web', 'web'),
+        renamed('api', 'api-v2', 'api'),
+      ],
+      {
+        builtin: [],
+        // post-upgrade hooks: helm template renders every hook, an install creates none.
+        fluxLocal: [
+          'apps/api v1 ConfigMap apps api-upgraded',
+          'apps/web v1 ConfigMap web-prod web-upgraded',
+        ],
+      },
+    );
+  });
+
+  it('skips HelmReleases that no Kustomization applies', async () => {
+    const request: RenderRequest = { repoDir, entry: 'apps', sources: [] };
+    const [bApps, fApps] = await Promise.all([
+      engines.builtin.render(request),
+      engines.fluxLocal.render(request),
+    ]);
+    expect(releaseObjects(bApps, 'web')).toHaveLength(3);
+    expect(fApps.objects).toEqual([]);
+    expect(releases(fApps).map((p) => [p.name, p.skipped])).toEqual(
+      ['api', 'missing', 'remote', 'web'].map((name) => [
+        name,
+        'flux-local inflates only HelmReleases that a Kustomization it builds applies',
+      ]),
+    );
+    expect(releases(fApps).find((p) => p.name === 'web')?.definedIn).toEqual({
+      file: 'apps/web.yaml',
+      line: 5,
+    });
+  });
+});
+
 if (!haveShared) {
   console.log(`flux-local engine comparison skipped: ${sharedFixtures} is absent`);
 }
@@ -435,6 +700,59 @@ describe.skipIf(!haveShared)('FluxLocalEngine vs BuiltinEngine on flux-local tes
       expect(f.errors.map((e) => producerKey(e.producer))).not.toContain(
         producerKey(FLUX_LOCAL_RUN),
       );
+    });
+  });
+
+  describe('cluster12 (HelmRelease of a local chart with crds/)', () => {
+    const entry = 'tests/testdata/cluster12/cluster';
+    const crd =
+      'default/flag-fixture apiextensions.k8s.io/v1 CustomResourceDefinition  flagtests.example.com';
+    let b: RenderedCluster;
+    let f: RenderedCluster;
+    beforeAll(async () => {
+      const engines = helmEngines();
+      const request: RenderRequest = { repoDir: repo, entry, sources: [] };
+      [b, f] = await Promise.all([
+        engines.builtin.render(request),
+        engines.fluxLocal.render(request),
+      ]);
+    });
+
+    it('finds the same producers, the HelmRelease defined by its Kustomization', () => {
+      expect(f.errors).toEqual([]);
+      expect(b.errors).toEqual([]);
+      expect(f.producers.map(producerFacts)).toEqual(b.producers.map(producerFacts));
+      const release = (c: RenderedCluster) => c.producers.find((p) => p.kind === 'HelmRelease');
+      expect(release(f)).toEqual(release(b));
+      expect(release(f)).toMatchObject({
+        name: 'flag-fixture',
+        source: 'GitRepository/flux-system/flux-system@0.1.0',
+      });
+    });
+
+    it('renders the same objects but for the origin labels and the crds/ CRD', () => {
+      expectSameExcept(b, f, [originLabels], { builtin: [crd], fluxLocal: [] });
+      expect(f.objects.filter((o) => isReleaseObject(o))).toHaveLength(3);
+      expect(releaseFiles(f)).toEqual(
+        releaseFiles(b).filter((l) => !l.startsWith('flag-fixture CustomResourceDefinition')),
+      );
+    });
+
+    it('ignores isUpgrade; skipCrds leaves crds/ out in both', async () => {
+      const engines = helmEngines({ isUpgrade: true, skipCrds: true });
+      const request: RenderRequest = { repoDir: repo, entry, sources: [] };
+      const [bUp, fUp] = await Promise.all([
+        engines.builtin.render(request),
+        engines.fluxLocal.render(request),
+      ]);
+      expectSameExcept(bUp, fUp, [
+        originLabels,
+        {
+          name: 'renders an install, not an upgrade',
+          apply: (o) => setData(o, 'flag-fixture-mode', 'lifecycle', 'upgrade', 'install'),
+        },
+      ]);
+      expect(JSON.stringify(fUp.objects)).not.toContain('config.kubernetes.io/index');
     });
   });
 });
