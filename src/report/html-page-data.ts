@@ -1,0 +1,166 @@
+/**
+ * What the HTML page's script reads: the changes grouped into a tree of clusters, producers
+ * and objects, with counts. Grouped here rather than in the browser so the page script
+ * stays small and the grouping is typed and deterministic.
+ */
+import type { AnalysisResult } from '../analysis.js';
+import type { ChangeStatus, FieldChange, ResourceChange } from '../diff/types.js';
+import { producerKey, type ProducerRef } from '../render/model.js';
+import type { Finding, Level } from '../risk/types.js';
+
+export type StatusCounts = Record<ChangeStatus, number>;
+
+export interface PageObject {
+  status: ChangeStatus;
+  contentChanged: boolean;
+  cluster: string;
+  apiVersion: string;
+  /** `Kind namespace/name`, or `Kind name` when cluster-scoped. */
+  label: string;
+  producer: string;
+  previousProducer?: string;
+  file?: string;
+  fields: FieldChange[];
+  diff: string;
+  /** The highest level among the findings on this object. */
+  level?: Level;
+  findings: number;
+}
+
+export interface PageProducer {
+  label: string;
+  counts: StatusCounts;
+  /** Indexes into `PageData.objects`, in the result's order (most risky first). */
+  objects: number[];
+}
+
+export interface PageCluster {
+  name: string;
+  path?: string;
+  counts: StatusCounts;
+  producers: PageProducer[];
+}
+
+export interface PageData {
+  base: string;
+  head: string;
+  objects: PageObject[];
+  clusters: PageCluster[];
+}
+
+const LEVEL_RANK: Record<Level, number> = { info: 1, caution: 2, danger: 3 };
+
+export function levelRank(level: Level): number {
+  return LEVEL_RANK[level];
+}
+
+export function producerLabel(ref: ProducerRef): string {
+  return `${ref.kind} ${ref.namespace}/${ref.name}`;
+}
+
+export function resourceLabel(resource: {
+  kind: string;
+  namespace?: string;
+  name: string;
+}): string {
+  return resource.namespace === undefined
+    ? `${resource.kind} ${resource.name}`
+    : `${resource.kind} ${resource.namespace}/${resource.name}`;
+}
+
+function resourceKey(
+  cluster: string,
+  resource: { kind: string; namespace?: string; name: string },
+): string {
+  return JSON.stringify([cluster, resource.kind, resource.namespace ?? '', resource.name]);
+}
+
+/** For each finding, the index of the change it is about (first match), or -1. */
+export function findingTargets(changes: ResourceChange[], findings: Finding[]): number[] {
+  const byResource = new Map<string, number>();
+  changes.forEach((change, index) => {
+    const key = resourceKey(change.cluster, change);
+    if (!byResource.has(key)) byResource.set(key, index);
+  });
+  return findings.map((f) => byResource.get(resourceKey(f.cluster, f.resource)) ?? -1);
+}
+
+function emptyCounts(): StatusCounts {
+  return { added: 0, removed: 0, changed: 0, moved: 0 };
+}
+
+function pageObject(change: ResourceChange, findings: Finding[]): PageObject {
+  const object: PageObject = {
+    status: change.status,
+    contentChanged: change.contentChanged,
+    cluster: change.cluster,
+    apiVersion: change.apiVersion,
+    label: resourceLabel(change),
+    producer: producerLabel(change.producer),
+    fields: change.fields,
+    diff: change.diff,
+    findings: findings.length,
+  };
+  if (change.previousProducer) object.previousProducer = producerLabel(change.previousProducer);
+  if (change.file !== undefined) object.file = change.file;
+  for (const finding of findings) {
+    if (object.level === undefined || levelRank(finding.level) > levelRank(object.level)) {
+      object.level = finding.level;
+    }
+  }
+  return object;
+}
+
+export function pageData(result: AnalysisResult): PageData {
+  const targets = findingTargets(result.changes, result.findings);
+  const findingsOf = result.changes.map((): Finding[] => []);
+  result.findings.forEach((finding, i) => {
+    const target = targets[i];
+    if (target !== undefined && target >= 0) findingsOf[target]?.push(finding);
+  });
+  const objects = result.changes.map((change, i) => pageObject(change, findingsOf[i] ?? []));
+
+  const clusters = new Map<string, PageCluster>();
+  const producers = new Map<string, Map<string, PageProducer>>();
+  const clusterOf = (name: string): PageCluster => {
+    let cluster = clusters.get(name);
+    if (!cluster) {
+      cluster = { name, counts: emptyCounts(), producers: [] };
+      clusters.set(name, cluster);
+      producers.set(name, new Map());
+    }
+    return cluster;
+  };
+  for (const summary of result.clusters) clusterOf(summary.name).path = summary.path;
+  // Clusters named only by their changes come after the listed ones, in name order.
+  const unlisted = [...new Set(result.changes.map((c) => c.cluster))]
+    .filter((name) => !clusters.has(name))
+    .sort();
+  for (const name of unlisted) clusterOf(name);
+
+  result.changes.forEach((change, index) => {
+    const cluster = clusterOf(change.cluster);
+    const byKey = producers.get(change.cluster) ?? new Map<string, PageProducer>();
+    const key = producerKey(change.producer);
+    let producer = byKey.get(key);
+    if (!producer) {
+      producer = { label: producerLabel(change.producer), counts: emptyCounts(), objects: [] };
+      byKey.set(key, producer);
+    }
+    producer.objects.push(index);
+    producer.counts[change.status] += 1;
+    cluster.counts[change.status] += 1;
+  });
+  for (const [name, cluster] of clusters) {
+    const byKey = producers.get(name) ?? new Map<string, PageProducer>();
+    cluster.producers = [...byKey.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([, producer]) => producer);
+  }
+  return {
+    base: result.base.sha.slice(0, 12),
+    head: result.head.sha.slice(0, 12),
+    objects,
+    clusters: [...clusters.values()],
+  };
+}
