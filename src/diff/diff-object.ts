@@ -1,0 +1,73 @@
+/**
+ * One object's change between base and head: status, redacted manifests, field paths and
+ * text diff. Redacts first, then normalises, then compares: no raw value reaches output.
+ */
+import type { Manifest } from '../render/model.js';
+import { objectMeta, producerKey, toRef } from '../render/model.js';
+import { alignToBase } from './align-to-base.js';
+import { fieldChanges } from './field-changes.js';
+import type { ObjectPair } from './pair-objects.js';
+import { redactPair } from './redact-manifest.js';
+import { objectLabel, textDiff } from './text-diff.js';
+import type { ChangeStatus, ResourceChange } from './types.js';
+
+export type Normalizer = (manifest: Manifest) => Manifest;
+
+function sameJson(a: unknown, b: unknown): boolean {
+  try {
+    return JSON.stringify(a) === JSON.stringify(b);
+  } catch {
+    return false;
+  }
+}
+
+/** The change for one pair, or undefined when nothing but noise differs. */
+export function diffObject(
+  pair: ObjectPair,
+  normalize: Normalizer,
+  cluster: string,
+): ResourceChange | undefined {
+  const { base, head } = pair;
+  const current = head ?? base;
+  if (current === undefined) return undefined;
+  const moved =
+    base !== undefined &&
+    head !== undefined &&
+    producerKey(base.producer) !== producerKey(head.producer);
+  if (base && head && !moved && sameJson(base.manifest, head.manifest)) return undefined;
+
+  const redacted = redactPair(base?.manifest, head?.manifest);
+  const before = redacted.old && normalize(redacted.old);
+  const after = redacted.new && normalize(redacted.new);
+  const fields = before && after ? fieldChanges(before, after) : [];
+  const contentChanged = !(before && after) || fields.length > 0;
+  let status: ChangeStatus;
+  if (!base) status = 'added';
+  else if (!head) status = 'removed';
+  else if (moved) status = 'moved';
+  else if (contentChanged) status = 'changed';
+  else return undefined;
+
+  const meta = objectMeta(current.manifest);
+  const label = objectLabel(meta.kind, meta.namespace, meta.name);
+  const aligned = before && after ? (alignToBase(before, after) as Manifest) : after;
+  // Built in the field order of ResourceChange, so stored JSON reads top-down.
+  const change: ResourceChange = {
+    id: pair.id,
+    status,
+    contentChanged,
+    cluster,
+    apiVersion: meta.apiVersion,
+    kind: meta.kind,
+    ...(meta.namespace !== undefined && { namespace: meta.namespace }),
+    name: meta.name,
+    producer: toRef(current.producer),
+    ...(moved && { previousProducer: toRef(base.producer) }),
+    ...(current.file !== undefined && { file: current.file }),
+    ...(redacted.old && { old: redacted.old }),
+    ...(redacted.new && { new: redacted.new }),
+    fields,
+    diff: contentChanged ? textDiff(label, before, aligned) : '',
+  };
+  return change;
+}

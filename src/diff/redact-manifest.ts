@@ -1,0 +1,193 @@
+/**
+ * Redacts manifests before anything is compared, printed or stored: every Secret
+ * data/stringData/sops value, and credential-shaped strings in any object. Redacting a
+ * base/head pair marks head values that differ from base, so changes stay visible.
+ */
+import { Buffer } from 'node:buffer';
+import type { Manifest } from '../render/model.js';
+import { apiGroup, objectMeta } from '../render/model.js';
+import { isRecord, pairListItems } from './pair-list-items.js';
+import { REDACTED, REDACTED_CHANGED, SECRET_NAME, redactText } from './redact-text.js';
+import { objectLabel, textDiff } from './text-diff.js';
+import type { ResourceChange } from './types.js';
+
+/**
+ * Deeper than any real manifest (CRD schemas included); a subtree past it is replaced
+ * whole, never walked, which also bounds the recursion of every later step.
+ */
+const MAX_DEPTH = 512;
+const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+const SECRET_FIELDS = ['data', 'stringData'] as const;
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/** The marker for a head value: changed when base has a different one at the same place. */
+function marker(value: unknown, ref: unknown): string {
+  return ref !== undefined && JSON.stringify(ref) !== JSON.stringify(value)
+    ? REDACTED_CHANGED
+    : REDACTED;
+}
+
+function scrubRecord(
+  value: Record<string, unknown>,
+  ref: unknown,
+  depth: number,
+): Record<string, unknown> {
+  const refs = isRecord(ref) ? ref : {};
+  const out: Record<string, unknown> = {};
+  for (const [key, child] of Object.entries(value)) {
+    const named = SECRET_NAME.test(key) && typeof child === 'string';
+    out[key] = named ? marker(child, refs[key]) : scrub(child, refs[key], key, depth + 1);
+  }
+  // An env var or similar `{ name, value }` pair naming a credential.
+  if (typeof value['name'] === 'string' && SECRET_NAME.test(value['name']) && 'value' in value) {
+    out['value'] = marker(value['value'], refs['value']);
+  }
+  return out;
+}
+
+/** `value` with credential shapes replaced; `ref` is the value at the same place at base. */
+function scrub(
+  value: unknown,
+  ref: unknown,
+  parentKey: string | undefined,
+  depth: number,
+): unknown {
+  if (depth > MAX_DEPTH) return REDACTED;
+  if (typeof value === 'string') {
+    const redacted = redactText(value);
+    if (redacted === value) return value;
+    return typeof ref === 'string' && ref !== value
+      ? redactText(value, REDACTED_CHANGED)
+      : redacted;
+  }
+  if (Array.isArray(value)) {
+    const out = value.slice();
+    const refs = Array.isArray(ref) ? ref : undefined;
+    for (const pair of pairListItems(parentKey, refs, value)) {
+      if (pair.newIndex >= 0) out[pair.newIndex] = scrub(pair.new, pair.old, undefined, depth + 1);
+    }
+    return out;
+  }
+  if (isRecord(value)) return scrubRecord(value, ref, depth);
+  return value;
+}
+
+export function isSecret(manifest: Manifest): boolean {
+  const meta = objectMeta(manifest);
+  return meta.kind === 'Secret' && apiGroup(meta.apiVersion) === '';
+}
+
+/** A `data` value in comparable form: decoded when it is base64, else as written. */
+function dataValue(value: unknown): string {
+  const compact = typeof value === 'string' ? value.replace(/\s+/g, '') : '';
+  if (typeof value === 'string' && compact.length % 4 === 0 && BASE64.test(compact)) {
+    return `b:${Buffer.from(compact, 'base64').toString('base64')}`;
+  }
+  return `j:${JSON.stringify(value)}`;
+}
+
+/** One comparable form per key: `data` decoded, `stringData` encoded, stringData wins. */
+function secretValues(manifest: Manifest | undefined): Map<string, string> {
+  const out = new Map<string, string>();
+  const data = manifest?.['data'];
+  const stringData = manifest?.['stringData'];
+  if (isRecord(data)) {
+    for (const [key, value] of Object.entries(data)) out.set(key, dataValue(value));
+  }
+  if (isRecord(stringData)) {
+    for (const [key, value] of Object.entries(stringData)) {
+      const text = typeof value === 'string' ? value : JSON.stringify(value);
+      out.set(key, `b:${Buffer.from(text, 'utf8').toString('base64')}`);
+    }
+  }
+  return out;
+}
+
+function redactSecretFields(out: Manifest, raw: Manifest, ref: Manifest | undefined): void {
+  const before = secretValues(ref);
+  const after = secretValues(raw);
+  for (const field of SECRET_FIELDS) {
+    const values = raw[field];
+    if (values === undefined || values === null) continue;
+    if (!isRecord(values)) {
+      out[field] = marker(values, ref?.[field]);
+      continue;
+    }
+    out[field] = Object.fromEntries(
+      Object.keys(values).map((key) => {
+        const changed = before.has(key) && before.get(key) !== after.get(key);
+        return [key, changed ? REDACTED_CHANGED : REDACTED];
+      }),
+    );
+  }
+  if ('sops' in raw) out['sops'] = marker(raw['sops'], ref?.['sops']);
+  const annotations = isRecord(out['metadata']) ? out['metadata']['annotations'] : undefined;
+  if (isRecord(annotations) && LAST_APPLIED in annotations) {
+    const refAnnotations = objectMeta(ref ?? {}).annotations;
+    annotations[LAST_APPLIED] = marker(
+      objectMeta(raw).annotations[LAST_APPLIED],
+      refAnnotations[LAST_APPLIED],
+    );
+  }
+}
+
+function redactAgainst(manifest: Manifest, ref: Manifest | undefined): Manifest {
+  const out = scrub(manifest, ref, undefined, 0) as Manifest;
+  if (isSecret(manifest)) redactSecretFields(out, manifest, ref);
+  return out;
+}
+
+/** A copy with every Secret value and credential-shaped string replaced by `<redacted>`. */
+export function redactManifest(manifest: Manifest): Manifest {
+  return redactAgainst(manifest, undefined);
+}
+
+export interface RedactedPair {
+  old?: Manifest;
+  new?: Manifest;
+}
+
+/**
+ * Both sides redacted; a head value that differs from base (by content: Secret `data`
+ * is decoded and merged with `stringData`) reads `<redacted:changed>`, so the line differs.
+ */
+export function redactPair(old: Manifest | undefined, next: Manifest | undefined): RedactedPair {
+  const out: RedactedPair = {};
+  if (old !== undefined) out.old = redactAgainst(old, undefined);
+  if (next !== undefined) out.new = redactAgainst(next, old);
+  return out;
+}
+
+function fullyRedacted(manifest: Manifest | undefined): boolean {
+  if (manifest === undefined || !isSecret(manifest)) return true;
+  const markers = new Set([REDACTED, REDACTED_CHANGED]);
+  const values = SECRET_FIELDS.flatMap((f) => {
+    const v = manifest[f];
+    return isRecord(v) ? Object.values(v) : v === undefined || v === null ? [] : [v];
+  });
+  const sops = manifest['sops'];
+  return (
+    values.every((v) => markers.has(v as string)) &&
+    (sops === undefined || markers.has(sops as string))
+  );
+}
+
+/**
+ * A change safe to publish: manifests redacted, credential shapes scrubbed from the
+ * diff, and a Secret's diff rebuilt from its redacted manifests unless they already
+ * were. Changes from diffClusters are already redacted; this is for changes made elsewhere.
+ */
+export function redactChange(change: ResourceChange): ResourceChange {
+  const pair = redactPair(change.old, change.new);
+  const out: ResourceChange = { ...change, diff: redactText(change.diff) };
+  // Assigning over the spread keeps the keys where diffClusters put them.
+  if (pair.old) out.old = pair.old;
+  else delete out.old;
+  if (pair.new) out.new = pair.new;
+  else delete out.new;
+  if (!fullyRedacted(change.old) || !fullyRedacted(change.new)) {
+    const label = objectLabel(change.kind, change.namespace, change.name);
+    out.diff = change.diff === '' ? '' : textDiff(label, pair.old, pair.new);
+  }
+  return out;
+}

@@ -1,0 +1,58 @@
+/**
+ * Finds credentials by their shape in any text (manifest strings, diffs, error messages):
+ * PEM private keys and a few well-known token formats. Shapes only, no guessing from
+ * entropy: a false positive hides a line, a false negative publishes a key.
+ */
+import { REDACTED } from '../render/redact.js';
+
+export { REDACTED };
+/** A redacted value that differs from the one at base (only ever on the head side). */
+export const REDACTED_CHANGED = '<redacted:changed>';
+
+interface Shape {
+  pattern: RegExp;
+  /** Capture group kept before the marker (for `key = value` shapes), or 0. */
+  keep: number;
+}
+
+const SHAPES: readonly Shape[] = [
+  // A PEM private key of any flavour (RSA, EC, OPENSSH, ENCRYPTED, PGP ... BLOCK), up to
+  // its END line or, when truncated, the end of the text. Certificates are public.
+  {
+    pattern:
+      /-----BEGIN ([A-Z0-9 ]{0,40})PRIVATE KEY( BLOCK)?-----[\s\S]*?(?:-----END \1PRIVATE KEY\2-----|$)/g,
+    keep: 0,
+  },
+  // GitHub personal, OAuth, user-to-server, server-to-server and refresh tokens.
+  { pattern: /\bgh[pousr]_[A-Za-z0-9]{36,}/g, keep: 0 },
+  { pattern: /\bgithub_pat_[A-Za-z0-9_]{22,}/g, keep: 0 },
+  { pattern: /\bglpat-[A-Za-z0-9_-]{20,}/g, keep: 0 },
+  { pattern: /\bxox[abprs]-[A-Za-z0-9-]{10,}/g, keep: 0 },
+  // AWS access key ids, and the secret key where a credentials file or env names it.
+  { pattern: /\b(?:AKIA|ASIA)[A-Z0-9]{16}\b/g, keep: 0 },
+  {
+    pattern: /(aws_secret_access_key["']?\s*[:=]\s*["']?)[A-Za-z0-9/+=]{40}(?![A-Za-z0-9/+=])/gi,
+    keep: 1,
+  },
+  // JWTs: base64url JSON header (`eyJ`), payload, signature (empty for alg none).
+  { pattern: /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*/g, keep: 0 },
+];
+
+/** `text` with every credential-shaped part replaced by `marker`. */
+export function redactText(text: string, marker: string = REDACTED): string {
+  let out = text;
+  for (const { pattern, keep } of SHAPES) {
+    out = out.replace(pattern, (...groups: unknown[]) => {
+      const kept = keep > 0 ? groups[keep] : '';
+      return `${typeof kept === 'string' ? kept : ''}${marker}`;
+    });
+  }
+  return out;
+}
+
+export function hasSecretShape(text: string): boolean {
+  return redactText(text) !== text;
+}
+
+/** Field and env var names whose value is a credential whatever it looks like. */
+export const SECRET_NAME = /^aws_secret_access_key$/i;

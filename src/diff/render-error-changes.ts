@@ -1,0 +1,48 @@
+/**
+ * Which render errors a change introduces or fixes, per producer: a producer that
+ * rendered at base (or is new) and fails at head introduces its errors; one that failed
+ * at base and renders (or is gone) at head fixes them. Messages are scrubbed of credentials.
+ */
+import type { RenderError, RenderedCluster } from '../render/model.js';
+import { producerKey, toRef } from '../render/model.js';
+import { redactText } from './redact-text.js';
+
+function failing(cluster: RenderedCluster): Set<string> {
+  return new Set(cluster.errors.map((e) => producerKey(e.producer)));
+}
+
+function publishable(error: RenderError): RenderError {
+  const out: RenderError = { producer: toRef(error.producer), message: redactText(error.message) };
+  if (error.file !== undefined) out.file = error.file;
+  return out;
+}
+
+function sortKey(error: RenderError): string {
+  return `${producerKey(error.producer)}\n${error.file ?? ''}\n${error.message}`;
+}
+
+/** Distinct errors, sorted by producer, file, message. */
+function distinctSorted(errors: RenderError[]): RenderError[] {
+  const byKey = new Map(errors.map((e) => [sortKey(e), e] as const));
+  return [...byKey.keys()].sort().map((k) => byKey.get(k) as RenderError);
+}
+
+/**
+ * A producer failing on both sides (even with another message) is neither: the PR
+ * neither broke nor fixed it.
+ */
+export function renderErrorChanges(
+  base: RenderedCluster,
+  head: RenderedCluster,
+): { introduced: RenderError[]; fixed: RenderError[] } {
+  const failingAtBase = failing(base);
+  const failingAtHead = failing(head);
+  return {
+    introduced: distinctSorted(
+      head.errors.filter((e) => !failingAtBase.has(producerKey(e.producer))).map(publishable),
+    ),
+    fixed: distinctSorted(
+      base.errors.filter((e) => !failingAtHead.has(producerKey(e.producer))).map(publishable),
+    ),
+  };
+}
