@@ -1,0 +1,25 @@
+/** The one order findings appear in everywhere: most severe first, then by place. */
+import type { Finding, Level } from './types.js';
+
+const SEVERITY: Record<Level, number> = { danger: 0, caution: 1, info: 2 };
+
+function compareText(a: string, b: string): number {
+  if (a === b) return 0;
+  return a < b ? -1 : 1;
+}
+
+export function compareFindings(a: Finding, b: Finding): number {
+  return (
+    SEVERITY[a.level] - SEVERITY[b.level] ||
+    compareText(a.cluster, b.cluster) ||
+    compareText(a.resource.kind, b.resource.kind) ||
+    compareText(a.resource.namespace ?? '', b.resource.namespace ?? '') ||
+    compareText(a.resource.name, b.resource.name) ||
+    compareText(a.rule, b.rule) ||
+    compareText(a.message, b.message)
+  );
+}
+
+export function sortFindings(findings: readonly Finding[]): Finding[] {
+  return [...findings].sort(compareFindings);
+}
