@@ -1,0 +1,128 @@
+/**
+ * The check-run output for a PR's head commit: conclusion, title, summary (verdict and
+ * findings), text (object diffs) and one annotation per finding with a source file.
+ */
+import type { AnalysisResult } from '../analysis.js';
+import type { Level } from '../risk/types.js';
+import { clipText, oneLine } from './clip-text.js';
+import { groupChanges, levelRank } from './group-changes.js';
+import { omissionFooter, renderMarkdownChanges, worstOmission } from './markdown-changes.js';
+import { minimalMarkdown } from './markdown.js';
+import { renderMarkdownSummary } from './markdown-summary.js';
+import { levelLabel, resourceLabel } from './resource-label.js';
+
+/** GitHub's limit on each of a check run's title, summary and text. */
+export const CHECK_RUN_MAX_CHARS = 65535;
+/** GitHub accepts at most this many annotations per create or update request. */
+export const ANNOTATIONS_PER_REQUEST = 50;
+/** GitHub's limit on an annotation title. */
+const MAX_ANNOTATION_TITLE = 255;
+/** GitHub caps a message at 64 KB; a quarter of that in characters is safe in any encoding. */
+const MAX_ANNOTATION_MESSAGE = 16_000;
+const MAX_TITLE = 250;
+
+export type CheckRunConclusion = 'success' | 'neutral' | 'failure';
+
+export interface CheckRunAnnotation {
+  path: string;
+  start_line: number;
+  end_line: number;
+  annotation_level: 'notice' | 'warning' | 'failure';
+  title: string;
+  message: string;
+}
+
+export interface CheckRunOutput {
+  conclusion: CheckRunConclusion;
+  title: string;
+  summary: string;
+  text: string;
+  annotations: CheckRunAnnotation[];
+}
+
+const ANNOTATION_LEVEL: Record<Level, CheckRunAnnotation['annotation_level']> = {
+  danger: 'failure',
+  caution: 'warning',
+  info: 'notice',
+};
+
+/**
+ * failure: a finding at or above `failOn`, or a render error the PR introduces (a
+ * producer that stops rendering breaks the cluster whatever the policy says);
+ * neutral: a finding above info that does not fail; success otherwise.
+ */
+export function checkRunConclusion(
+  result: AnalysisResult,
+  failOn: Level | 'never',
+): CheckRunConclusion {
+  const introduced =
+    result.errors.some((e) => e.introduced) ||
+    result.clusters.some((c) => c.errorsIntroduced.length > 0);
+  const highest = result.findings.reduce((max, f) => Math.max(max, levelRank(f.level)), 0);
+  if (
+    introduced ||
+    (failOn !== 'never' && result.findings.length > 0 && highest >= levelRank(failOn))
+  ) {
+    return 'failure';
+  }
+  return highest > levelRank('info') ? 'neutral' : 'success';
+}
+
+export function renderCheckRun(result: AnalysisResult, failOn: Level | 'never'): CheckRunOutput {
+  const groups = groupChanges(result);
+  const max = CHECK_RUN_MAX_CHARS;
+  const link = omissionFooter({ objects: 0, producers: 0, cut: 0 }, result.reportUrl);
+  const summaryBody = renderMarkdownSummary(result, {
+    budget: max - link.length,
+    listShare: 1 / 2,
+  });
+  const summary = `${(summaryBody + link).trimEnd()}\n`;
+  const reserve = omissionFooter(worstOmission(groups), result.reportUrl).length;
+  const changes = renderMarkdownChanges(groups, max - reserve);
+  const text =
+    groups.length === 0
+      ? 'No object changes.\n'
+      : `${(changes.text + omissionFooter(changes.omitted, result.reportUrl)).trimEnd()}\n`;
+  const headline = oneLine(result.verdict.headline);
+  const title = clipText(
+    `${levelLabel(result.verdict.level)}${headline === '' ? '' : `: ${headline}`}`,
+    MAX_TITLE,
+  );
+  return {
+    conclusion: checkRunConclusion(result, failOn),
+    title,
+    summary: summary.length <= max ? summary : minimalMarkdown(result, max),
+    text,
+    annotations: findingAnnotations(result),
+  };
+}
+
+/** One annotation per finding that names a file; line 1 when the line is unknown. */
+export function findingAnnotations(result: AnalysisResult): CheckRunAnnotation[] {
+  return result.findings.flatMap((finding) => {
+    if (finding.file === undefined || finding.file === '') return [];
+    const line = finding.line !== undefined && finding.line >= 1 ? Math.floor(finding.line) : 1;
+    const title = `${levelLabel(finding.level)} ${finding.rule}: ${resourceLabel(finding.resource)}`;
+    return [
+      {
+        path: finding.file,
+        start_line: line,
+        end_line: line,
+        annotation_level: ANNOTATION_LEVEL[finding.level],
+        title: clipText(oneLine(title), MAX_ANNOTATION_TITLE),
+        message: clipText(finding.message, MAX_ANNOTATION_MESSAGE),
+      },
+    ];
+  });
+}
+
+/** Splits annotations into request-sized batches of at most 50, in order. */
+export function annotationBatches(
+  annotations: readonly CheckRunAnnotation[],
+): CheckRunAnnotation[][] {
+  const batches: CheckRunAnnotation[][] = [];
+  for (let i = 0; i < annotations.length; i += ANNOTATIONS_PER_REQUEST) {
+    batches.push(annotations.slice(i, i + ANNOTATIONS_PER_REQUEST));
+  }
+  return batches;
+}

@@ -1,0 +1,202 @@
+/**
+ * The top of the PR comment and the check-run summary: verdict, findings, counts, image
+ * changes and render errors, within a character budget. Findings come before everything
+ * else; the lists after them get a share of what is left and end with "… and N more".
+ */
+import type { AnalysisResult } from '../analysis.js';
+import type { RenderError } from '../render/model.js';
+import type { Finding, Level } from '../risk/types.js';
+import { plural } from './clip-text.js';
+import { codeName, markdownLine, tableCode } from './escape-markdown.js';
+import { changesByResource, findingResourceKey, levelRank } from './group-changes.js';
+import { levelLabel, producerLabel, resourceLabel, sourceLocation } from './resource-label.js';
+
+/** Bounds on single values, so one oversized string cannot crowd out the rest. */
+const MAX_HEADLINE = 1000;
+const MAX_ERROR_MESSAGE = 1000;
+
+export interface MarkdownSummaryOptions {
+  /** Characters the summary may take; only the verdict lines are kept whatever it is. */
+  budget: number;
+  /** Fraction of the remaining budget each list after the findings may take. */
+  listShare: number;
+}
+
+/** The verdict line: always first, always whole. */
+export function markdownVerdict(result: AnalysisResult): string {
+  const { verdict } = result;
+  const headline =
+    verdict.headline.trim() === '' ? '' : ` · ${markdownLine(verdict.headline, MAX_HEADLINE)}`;
+  const routine = verdict.routine ? ' · routine' : '';
+  return `### fluxlens: **${levelLabel(verdict.level)}**${headline}${routine}\n\n`;
+}
+
+function countsLine(result: AnalysisResult): string {
+  const { base, head, summary } = result;
+  const rev = (r: { rev: string; sha: string }) =>
+    `${codeName(r.rev)} (${codeName(r.sha.slice(0, 12))})`;
+  const levels = (['danger', 'caution', 'info'] as const)
+    .map((level) => [level, result.findings.filter((f) => f.level === level).length] as const)
+    .filter(([, n]) => n > 0)
+    .map(([level, n]) => `${n} ${level}`);
+  const n = result.findings.length;
+  const detail = levels.length ? ` (${levels.join(', ')})` : '';
+  const findings = `**${n}** ${n === 1 ? 'finding' : 'findings'}${detail}`;
+  return (
+    `${rev(base)} → ${rev(head)} · **${summary.added}** added · **${summary.removed}** removed · ` +
+    `**${summary.changed}** changed · **${summary.moved}** moved · ${findings}\n\n`
+  );
+}
+
+interface FindingLine {
+  level: Level;
+  text: string;
+}
+
+function findingLines(result: AnalysisResult): FindingLine[] {
+  const byResource = changesByResource(result.changes);
+  const multiCluster = new Set(result.clusters.map((c) => c.name)).size > 1;
+  const ordered = [...result.findings].sort((a, b) => levelRank(b.level) - levelRank(a.level));
+  return ordered.map((finding: Finding) => {
+    const change = byResource.get(findingResourceKey(finding));
+    const producer = finding.producer ?? change?.producer;
+    const location = sourceLocation(finding.file ?? change?.file, finding.line);
+    const parts = [
+      `- **${levelLabel(finding.level)}** ${codeName(resourceLabel(finding.resource))}`,
+    ];
+    if (multiCluster) parts.push(`in cluster ${codeName(finding.cluster)}`);
+    if (producer) parts.push(`from ${codeName(producerLabel(producer))}`);
+    if (location) parts.push(`at ${codeName(location)}`);
+    const text = `${parts.join(' ')}: ${markdownLine(finding.message)} (${codeName(finding.rule)})`;
+    return { level: finding.level, text };
+  });
+}
+
+function omittedFindingsLine(omitted: Record<Level, number>): string {
+  const parts = (['danger', 'caution', 'info'] as const)
+    .filter((level) => omitted[level] > 0)
+    .map((level) => `${omitted[level]} ${level}`);
+  const total = omitted.danger + omitted.caution + omitted.info;
+  return `- … and ${parts.join(', ')} ${total === 1 ? 'finding' : 'findings'} not shown\n`;
+}
+
+/**
+ * All findings when they fit; otherwise the danger findings whole, in order, as long as
+ * they fit, and every other finding summarised by count.
+ */
+function findingsSection(lines: FindingLine[], budget: number): string {
+  if (lines.length === 0) return '';
+  const header = '#### Findings\n\n';
+  const all = header + lines.map((l) => `${l.text}\n`).join('') + '\n';
+  if (all.length <= budget) return all;
+  const worst = omittedFindingsLine({
+    danger: lines.length,
+    caution: lines.length,
+    info: lines.length,
+  });
+  let text = header;
+  let full = false;
+  const omitted: Record<Level, number> = { danger: 0, caution: 0, info: 0 };
+  for (const line of lines) {
+    if (
+      !full &&
+      line.level === 'danger' &&
+      text.length + line.text.length + 1 + worst.length + 1 <= budget
+    ) {
+      text += `${line.text}\n`;
+    } else {
+      full = true;
+      omitted[line.level] += 1;
+    }
+  }
+  return `${text}${omittedFindingsLine(omitted)}\n`;
+}
+
+/** As many rows as fit in `budget`, then a row saying how many were left out. */
+function listSection(
+  header: string,
+  rows: string[],
+  budget: number,
+  more: (n: number) => string,
+): string {
+  if (rows.length === 0) return '';
+  const full = `${header}${rows.join('')}\n`;
+  if (full.length <= budget) return full;
+  const reserve = more(rows.length).length + 1;
+  let text = header;
+  let shown = 0;
+  for (const row of rows) {
+    if (text.length + row.length + reserve > budget) break;
+    text += row;
+    shown += 1;
+  }
+  if (text.length + reserve > budget) return '';
+  return `${text}${more(rows.length - shown)}\n`;
+}
+
+function clusterRows(result: AnalysisResult): string[] {
+  if (result.clusters.length < 2) return [];
+  return result.clusters.map((c) => {
+    const findings = result.findings.filter((f) => f.cluster === c.name).length;
+    return `| ${tableCode(c.name)} | ${c.added} | ${c.removed} | ${c.changed} | ${c.moved} | ${findings} |\n`;
+  });
+}
+
+function imageRows(result: AnalysisResult): string[] {
+  const seen = new Map<string, { repository: string; from?: string; to?: string }>();
+  for (const image of result.clusters.flatMap((c) => c.images)) {
+    seen.set(JSON.stringify([image.repository, image.from ?? '', image.to ?? '']), image);
+  }
+  return [...seen.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, image]) => {
+      const from = image.from === undefined ? 'new' : codeName(image.from);
+      const to = image.to === undefined ? 'removed' : codeName(image.to);
+      return `- ${codeName(image.repository)}: ${from} → ${to}\n`;
+    });
+}
+
+function errorRows(result: AnalysisResult, pick: (c: ResultCluster) => RenderError[]): string[] {
+  const multiCluster = result.clusters.length > 1;
+  return result.clusters.flatMap((cluster) =>
+    pick(cluster).map((error) => {
+      const file = error.file ? ` (${codeName(error.file)})` : '';
+      const where = multiCluster ? ` in cluster ${codeName(cluster.name)}` : '';
+      const message = markdownLine(error.message, MAX_ERROR_MESSAGE);
+      return `- ${codeName(producerLabel(error.producer))}${file}${where}: ${message}\n`;
+    }),
+  );
+}
+
+type ResultCluster = AnalysisResult['clusters'][number];
+
+export function renderMarkdownSummary(
+  result: AnalysisResult,
+  opts: MarkdownSummaryOptions,
+): string {
+  let text = markdownVerdict(result) + countsLine(result);
+  text += findingsSection(findingLines(result), opts.budget - text.length);
+  const share = () => Math.max(0, Math.floor((opts.budget - text.length) * opts.listShare));
+  const more = (noun: string) => (n: number) =>
+    `- … and ${plural(n, `more ${noun}`, `more ${noun}s`)}\n`;
+  const tableHeader =
+    '#### Clusters\n\n| Cluster | Added | Removed | Changed | Moved | Findings |\n' +
+    '| --- | ---: | ---: | ---: | ---: | ---: |\n';
+  text += listSection(
+    tableHeader,
+    clusterRows(result),
+    share(),
+    (n) => `| … and ${plural(n, 'more cluster')} | | | | | |\n`,
+  );
+  text += listSection('#### Image changes\n\n', imageRows(result), share(), more('image change'));
+  const introduced = errorRows(result, (c) => c.errorsIntroduced);
+  const fixed = errorRows(result, (c) => c.errorsFixed);
+  text += listSection('#### Render errors introduced\n\n', introduced, share(), more('error'));
+  text += listSection('#### Render errors fixed\n\n', fixed, share(), more('error'));
+  const persisting = result.errors.filter((e) => e.side === 'head' && !e.introduced).length;
+  if (persisting > 0) {
+    const line = `${plural(persisting, 'render error')} at head also failed at base.\n\n`;
+    if (text.length + line.length <= opts.budget) text += line;
+  }
+  return text;
+}

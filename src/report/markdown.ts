@@ -1,0 +1,47 @@
+/**
+ * The sticky PR comment: verdict, findings, counts, images, render errors, then the object
+ * diffs riskiest first, always within GitHub's comment size limit.
+ */
+import type { AnalysisResult } from '../analysis.js';
+import { clipText, oneLine } from './clip-text.js';
+import { escapeMarkdown } from './escape-markdown.js';
+import { groupChanges } from './group-changes.js';
+import { omissionFooter, renderMarkdownChanges, worstOmission } from './markdown-changes.js';
+import { renderMarkdownSummary } from './markdown-summary.js';
+import { levelLabel } from './resource-label.js';
+
+/** GitHub's limit on an issue comment body. */
+export const MARKDOWN_MAX_CHARS = 65536;
+
+export interface MarkdownOptions {
+  /** Characters the comment may take; defaults to GitHub's comment limit. */
+  maxChars?: number;
+}
+
+/**
+ * Budget: the verdict and findings first (danger findings whole, others by count when
+ * they alone overflow), then counts, images and errors with a third of what is left each,
+ * then diffs in risk order, with room kept for the footer saying what was left out.
+ */
+export function renderMarkdown(result: AnalysisResult, opts: MarkdownOptions = {}): string {
+  const max = opts.maxChars ?? MARKDOWN_MAX_CHARS;
+  const groups = groupChanges(result);
+  const reserve = omissionFooter(worstOmission(groups), result.reportUrl).length;
+  const summary = renderMarkdownSummary(result, { budget: max - reserve, listShare: 1 / 3 });
+  const changes = renderMarkdownChanges(groups, max - reserve - summary.length);
+  const footer = omissionFooter(changes.omitted, result.reportUrl);
+  const out = `${(summary + changes.text + footer).trimEnd()}\n`;
+  return out.length <= max ? out : minimalMarkdown(result, max);
+}
+
+/**
+ * For a budget too small for even the verdict lines: the badge and as much of the
+ * headline as fits (escaping grows text at most fivefold, `<` to `&lt;`).
+ */
+export function minimalMarkdown(result: AnalysisResult, max: number): string {
+  const badge = `### fluxlens: **${levelLabel(result.verdict.level)}**`;
+  const room = Math.floor((max - badge.length - 4) / 5);
+  const headline = room > 0 ? escapeMarkdown(clipText(oneLine(result.verdict.headline), room)) : '';
+  const out = headline === '' ? `${badge}\n` : `${badge} · ${headline}\n`;
+  return out.length <= max ? out : clipText(badge, max);
+}

@@ -1,0 +1,29 @@
+/** Plain-text labels shared by every report, so Markdown, check runs and the terminal agree. */
+import type { ProducerRef } from '../render/model.js';
+import type { LevelOrNone } from '../risk/types.js';
+
+/** `Kind/namespace/name`, or `Kind/name` for a cluster-scoped object. */
+export function resourceLabel(resource: {
+  kind: string;
+  namespace?: string;
+  name: string;
+}): string {
+  return resource.namespace
+    ? `${resource.kind}/${resource.namespace}/${resource.name}`
+    : `${resource.kind}/${resource.name}`;
+}
+
+export function producerLabel(producer: ProducerRef): string {
+  return `${producer.kind}/${producer.namespace}/${producer.name}`;
+}
+
+/** `file:line`, `file`, or undefined when the source is unknown. */
+export function sourceLocation(file: string | undefined, line?: number): string | undefined {
+  if (file === undefined || file === '') return undefined;
+  return line === undefined ? file : `${file}:${line}`;
+}
+
+/** The badge word for a level: DANGER, CAUTION, INFO, and OK for no finding at all. */
+export function levelLabel(level: LevelOrNone): string {
+  return level === 'none' ? 'OK' : level.toUpperCase();
+}

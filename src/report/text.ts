@@ -1,0 +1,209 @@
+/**
+ * The terminal report of `fluxlens diff`: the same content as the PR comment, as plain
+ * text, with ANSI colour only when asked for. Repository text is stripped of control
+ * characters, so a name cannot move the cursor or recolour the terminal.
+ */
+import type { AnalysisResult } from '../analysis.js';
+import type { ResourceChange } from '../diff/types.js';
+import type { RenderError } from '../render/model.js';
+import type { LevelOrNone } from '../risk/types.js';
+import { plural } from './clip-text.js';
+import { changesByResource, findingResourceKey, groupChanges } from './group-changes.js';
+import { levelLabel, producerLabel, resourceLabel, sourceLocation } from './resource-label.js';
+
+export interface TextOptions {
+  color: boolean;
+}
+
+type Paint = (text: string) => string;
+
+interface Palette {
+  bold: Paint;
+  dim: Paint;
+  red: Paint;
+  green: Paint;
+  yellow: Paint;
+  cyan: Paint;
+}
+
+function sgr(code: string): Paint {
+  return (text) => `\u001b[${code}m${text}\u001b[0m`;
+}
+
+const PLAIN: Palette = {
+  bold: (t) => t,
+  dim: (t) => t,
+  red: (t) => t,
+  green: (t) => t,
+  yellow: (t) => t,
+  cyan: (t) => t,
+};
+
+const COLOR: Palette = {
+  bold: sgr('1'),
+  dim: sgr('2'),
+  red: sgr('31'),
+  green: sgr('32'),
+  yellow: sgr('33'),
+  cyan: sgr('36'),
+};
+
+/** Replaces C0/C1 control characters (tab and newline aside) with U+FFFD. */
+function clean(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '\ufffd');
+}
+
+/** One line: newlines and tabs too become spaces. */
+function cleanLine(text: string): string {
+  return clean(text).replace(/\s+/g, ' ').trim();
+}
+
+function badge(level: LevelOrNone, p: Palette): string {
+  const label = levelLabel(level);
+  if (level === 'danger') return p.bold(p.red(label));
+  if (level === 'caution') return p.bold(p.yellow(label));
+  if (level === 'info') return p.cyan(label);
+  return p.bold(p.green(label));
+}
+
+function indent(text: string, prefix: string): string {
+  return text
+    .split('\n')
+    .map((line) => `${prefix}${line}`)
+    .join('\n');
+}
+
+function header(result: AnalysisResult, p: Palette): string[] {
+  const { verdict, summary, base, head } = result;
+  const headline = cleanLine(verdict.headline);
+  const routine = verdict.routine ? p.dim(' (routine)') : '';
+  const rev = (r: { rev: string; sha: string }) =>
+    `${cleanLine(r.rev)} (${cleanLine(r.sha.slice(0, 12))})`;
+  const levels = (['danger', 'caution', 'info'] as const)
+    .map((level) => [level, result.findings.filter((f) => f.level === level).length] as const)
+    .filter(([, n]) => n > 0)
+    .map(([level, n]) => `${n} ${level}`);
+  return [
+    `${p.bold('fluxlens')} ${badge(verdict.level, p)}${headline === '' ? '' : ` ${headline}`}${routine}`,
+    p.dim(`${rev(base)} → ${rev(head)}`),
+    `${summary.added} added, ${summary.removed} removed, ${summary.changed} changed, ${summary.moved} moved, ` +
+      `${plural(result.findings.length, 'finding')}${levels.length ? ` (${levels.join(', ')})` : ''}`,
+  ];
+}
+
+function findings(result: AnalysisResult, p: Palette): string[] {
+  if (result.findings.length === 0) return [];
+  const byResource = changesByResource(result.changes);
+  const multiCluster = result.clusters.length > 1;
+  const lines = ['', p.bold('Findings')];
+  for (const finding of result.findings) {
+    const change = byResource.get(findingResourceKey(finding));
+    const producer = finding.producer ?? change?.producer;
+    const location = sourceLocation(finding.file ?? change?.file, finding.line);
+    const where = [
+      multiCluster ? `cluster ${cleanLine(finding.cluster)}` : '',
+      producer ? `from ${cleanLine(producerLabel(producer))}` : '',
+      location ? `at ${cleanLine(location)}` : '',
+    ].filter((s) => s !== '');
+    lines.push(
+      `  ${badge(finding.level, p)} ${p.bold(cleanLine(resourceLabel(finding.resource)))}`,
+    );
+    if (where.length) lines.push(`    ${p.dim(where.join(' '))}`);
+    lines.push(`    ${cleanLine(finding.message)} ${p.dim(`(${cleanLine(finding.rule)})`)}`);
+  }
+  return lines;
+}
+
+function images(result: AnalysisResult, p: Palette): string[] {
+  const seen = new Map<string, string>();
+  for (const image of result.clusters.flatMap((c) => c.images)) {
+    const from = image.from === undefined ? p.dim('new') : cleanLine(image.from);
+    const to = image.to === undefined ? p.dim('removed') : cleanLine(image.to);
+    const key = JSON.stringify([image.repository, image.from ?? '', image.to ?? '']);
+    seen.set(key, `  ${cleanLine(image.repository)}  ${from} → ${to}`);
+  }
+  if (seen.size === 0) return [];
+  const rows = [...seen].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
+  return ['', p.bold('Image changes'), ...rows];
+}
+
+function errors(result: AnalysisResult, p: Palette): string[] {
+  const multiCluster = result.clusters.length > 1;
+  const row = (cluster: string, error: RenderError) => {
+    const file = error.file ? ` (${cleanLine(error.file)})` : '';
+    const where = multiCluster ? ` in cluster ${cleanLine(cluster)}` : '';
+    const message = indent(clean(error.message).trimEnd(), '    ');
+    return `  ${p.bold(cleanLine(producerLabel(error.producer)))}${file}${where}\n${message}`;
+  };
+  const introduced = result.clusters.flatMap((c) => c.errorsIntroduced.map((e) => row(c.name, e)));
+  const fixed = result.clusters.flatMap((c) => c.errorsFixed.map((e) => row(c.name, e)));
+  const lines: string[] = [];
+  if (introduced.length) lines.push('', p.bold(p.red('Render errors introduced')), ...introduced);
+  if (fixed.length) lines.push('', p.bold(p.green('Render errors fixed')), ...fixed);
+  return lines;
+}
+
+function statusCounts(changes: readonly ResourceChange[]): string {
+  return (['added', 'removed', 'changed', 'moved'] as const)
+    .map((status) => [status, changes.filter((c) => c.status === status).length] as const)
+    .filter(([, n]) => n > 0)
+    .map(([status, n]) => `${n} ${status}`)
+    .join(', ');
+}
+
+/** The unified diff without its `---`/`+++` file header: the object line already says what it is. */
+function compactDiff(diff: string, p: Palette): string[] {
+  const lines = clean(diff).replace(/\n$/, '').split('\n');
+  const firstHunk = lines.findIndex((line) => line.startsWith('@@'));
+  const body = firstHunk > 0 ? lines.slice(firstHunk) : lines;
+  return body.map((line) => {
+    if (line.startsWith('@@')) return p.cyan(line);
+    if (line.startsWith('+')) return p.green(line);
+    if (line.startsWith('-')) return p.red(line);
+    return line;
+  });
+}
+
+function objectLines(change: ResourceChange, p: Palette): string[] {
+  const moved =
+    change.status === 'moved' && change.previousProducer
+      ? ` from ${cleanLine(producerLabel(change.previousProducer))}`
+      : '';
+  const file = change.file ? p.dim(` (${cleanLine(change.file)})`) : '';
+  const lines = [`    ${p.bold(change.status)} ${cleanLine(resourceLabel(change))}${moved}${file}`];
+  if (change.diff !== '') lines.push(...compactDiff(change.diff, p).map((line) => `      ${line}`));
+  return lines;
+}
+
+function changes(result: AnalysisResult, p: Palette): string[] {
+  const groups = groupChanges(result);
+  if (groups.length === 0) return ['', p.dim('No object changes.')];
+  const lines = ['', p.bold('Changes')];
+  for (const cluster of groups) {
+    const all = cluster.producers.flatMap((g) => g.changes);
+    lines.push(
+      `${p.bold(`cluster ${cleanLine(cluster.cluster)}`)}: ${statusCounts(all)} in ` +
+        plural(cluster.producers.length, 'producer'),
+    );
+    for (const producer of cluster.producers) {
+      const level = producer.level === 'none' ? '' : `${badge(producer.level, p)} `;
+      lines.push(`  ${level}${p.bold(cleanLine(producer.key))}: ${statusCounts(producer.changes)}`);
+      for (const change of producer.changes) lines.push(...objectLines(change, p));
+    }
+  }
+  return lines;
+}
+
+export function renderText(result: AnalysisResult, opts: TextOptions): string {
+  const p = opts.color ? COLOR : PLAIN;
+  const lines = [
+    ...header(result, p),
+    ...findings(result, p),
+    ...images(result, p),
+    ...errors(result, p),
+    ...changes(result, p),
+  ];
+  if (result.reportUrl) lines.push('', `Full report: ${cleanLine(result.reportUrl)}`);
+  return `${lines.join('\n')}\n`;
+}
