@@ -1,0 +1,198 @@
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../../../src/errors.js';
+import { failsOn, parsePolicy } from '../../../src/risk/policy.js';
+import { DEFAULT_POLICY } from '../../../src/risk/policy-types.js';
+import { RULES } from '../../../src/risk/registry.js';
+import type { Finding, Level } from '../../../src/risk/types.js';
+
+function parseError(text: string): string {
+  try {
+    parsePolicy(text);
+  } catch (err) {
+    expect(err).toBeInstanceOf(UsageError);
+    return (err as Error).message;
+  }
+  throw new Error('expected parsePolicy to fail');
+}
+
+describe('parsePolicy', () => {
+  it.each([
+    ['an empty file', ''],
+    ['a file of comments', '# nothing to configure yet\n'],
+    ['an explicit null document', '~\n'],
+  ])('reads %s as the default policy', (_case, text) => {
+    expect(parsePolicy(text)).toEqual(DEFAULT_POLICY);
+  });
+
+  it('reads every setting', () => {
+    const policy = parsePolicy(`
+rules:
+  image-unpinned: off
+  public-entrance: danger
+ignore:
+  - rule: stateful-data-deleted
+    resource: PersistentVolumeClaim/scratch/*
+  - rule: "*"
+    resource: ConfigMap/kube-system/cluster-info
+  - rule: immutable-field-changed
+normalize:
+  labels: [helm.sh/chart]
+  annotations: [checksum/config]
+  fields: [spec.replicas]
+publicGateways: [internet-facing]
+failOn: caution
+clusters:
+  - name: prod
+    path: ./clusters/prod/
+  - name: staging
+    path: clusters/staging
+`);
+    expect(policy).toEqual({
+      levels: { 'image-unpinned': 'off', 'public-entrance': 'danger' },
+      ignores: [
+        { rule: 'stateful-data-deleted', resource: 'PersistentVolumeClaim/scratch/*' },
+        { rule: '*', resource: 'ConfigMap/kube-system/cluster-info' },
+        { rule: 'immutable-field-changed', resource: '*' },
+      ],
+      normalize: {
+        labels: ['helm.sh/chart'],
+        annotations: ['checksum/config'],
+        fields: ['spec.replicas'],
+      },
+      publicGateways: ['internet-facing'],
+      failOn: 'caution',
+      clusters: [
+        { name: 'prod', path: 'clusters/prod' },
+        { name: 'staging', path: 'clusters/staging' },
+      ],
+    });
+  });
+
+  it('accepts every rule fluxlens has', () => {
+    const text = `rules:\n${RULES.map((r) => `  ${r.id}: info\n`).join('')}`;
+    expect(Object.keys(parsePolicy(text).levels)).toEqual(RULES.map((r) => r.id));
+  });
+
+  it('keeps the defaults for settings the file leaves out', () => {
+    const policy = parsePolicy('normalize:\n  labels: [team]\n');
+    expect(policy).toEqual({
+      ...DEFAULT_POLICY,
+      normalize: { labels: ['team'], annotations: [], fields: [] },
+    });
+  });
+
+  it('never shares the default policy object with its callers', () => {
+    const policy = parsePolicy('');
+    policy.publicGateways.push('mutated');
+    expect(parsePolicy('').publicGateways).toEqual(['external', 'public']);
+    expect(DEFAULT_POLICY.publicGateways).toEqual(['external', 'public']);
+  });
+
+  it.each([
+    ['a cluster without a path', 'clusters:\n  - name: prod\n', 'clusters.0.path: required'],
+    ['a cluster without a name', 'clusters:\n  - path: x\n', 'clusters.0.name: required'],
+    ['an unknown top-level key', 'failsOn: info\n', 'failsOn: unknown key'],
+    [
+      'an unknown key in a cluster',
+      'clusters: [{name: a, path: a, env: x}]',
+      'clusters.0.env: unknown key',
+    ],
+    ['an unknown key in normalize', 'normalize: {label: [a]}', 'normalize.label: unknown key'],
+    [
+      'an unknown key in an ignore',
+      'ignore: [{rule: secret-in-clear, kind: Secret}]',
+      'ignore.0.kind: unknown key',
+    ],
+    [
+      'an unknown level',
+      'rules: {stateful-data-deleted: loud}',
+      'rules.stateful-data-deleted: must be one of off, info, caution, danger, got string "loud"',
+    ],
+    [
+      'a rule fluxlens does not have',
+      'rules: {pvc-deleted: off}',
+      'rules.pvc-deleted: unknown rule (see docs/rules.md)',
+    ],
+    [
+      'an unknown failOn',
+      'failOn: always',
+      'failOn: must be one of info, caution, danger, never, got string "always"',
+    ],
+    ['a list where a mapping belongs', 'rules: [a]', 'rules: expected a mapping, got a list'],
+    [
+      'a string where a list belongs',
+      'publicGateways: public',
+      'publicGateways: expected a list, got string "public"',
+    ],
+    ['a null list', 'clusters: null', 'clusters: expected a list, got null'],
+    [
+      'a cluster path outside the repository',
+      'clusters: [{name: a, path: ../other}]',
+      'clusters.0.path: must be a folder inside the repository',
+    ],
+    [
+      'an absolute cluster path',
+      'clusters: [{name: a, path: /etc}]',
+      'clusters.0.path: must be a folder inside the repository',
+    ],
+    [
+      'an empty cluster name',
+      'clusters: [{name: "", path: a}]',
+      'clusters.0.name: must not be empty',
+    ],
+    [
+      'two clusters with one name',
+      'clusters: [{name: a, path: a}, {name: a, path: b}]',
+      "clusters.1.name: duplicate name 'a'",
+    ],
+    [
+      'an ignore with a bad rule',
+      'ignore: [{rule: pvc-deleted}]',
+      "ignore.0.rule: unknown rule (or '*' for every rule)",
+    ],
+    ['a list as the document', '- rules\n', 'must be a mapping of settings'],
+    ['a scalar as the document', 'danger\n', 'must be a mapping of settings'],
+  ])('names the field for %s', (_case, text, message) => {
+    expect(parseError(text)).toBe(`.fluxlens.yaml: ${message}`);
+  });
+
+  it('lists several problems at once', () => {
+    expect(parseError('failOn: always\nextra: 1\n')).toBe(
+      '.fluxlens.yaml: failOn: must be one of info, caution, danger, never, got string "always"; extra: unknown key',
+    );
+  });
+
+  it.each([
+    ['broken YAML', 'rules: [\n', /^\.fluxlens\.yaml: invalid YAML \(line \d+\): /],
+    [
+      'a duplicate key',
+      'failOn: info\nfailOn: danger\n',
+      /^\.fluxlens\.yaml: invalid YAML \(line 2\): .*unique/,
+    ],
+  ])('reports %s with its line', (_case, text, message) => {
+    expect(parseError(text)).toMatch(message);
+  });
+});
+
+describe('failsOn', () => {
+  const finding = (level: Level): Finding => ({
+    rule: 'some-rule',
+    level,
+    cluster: '.',
+    resource: { kind: 'ConfigMap', namespace: 'apps', name: 'x' },
+    message: 'changes',
+  });
+
+  it.each([
+    [['danger'], 'danger', true],
+    [['caution'], 'danger', false],
+    [['caution'], 'caution', true],
+    [['danger'], 'caution', true],
+    [['info'], 'info', true],
+    [['info', 'caution'], 'danger', false],
+    [[], 'info', false],
+    [['danger'], 'never', false],
+  ] as const)('findings %j with failOn %s fail: %s', (levels, failOn, fails) => {
+    expect(failsOn(levels.map(finding), failOn)).toBe(fails);
+  });
+});
