@@ -2,12 +2,16 @@
  * The fluxlens command line. It only wires: parse arguments, load config, build the
  * engine, run, print, and map the final error to an exit code.
  */
+import { writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { isAbsolute, normalize } from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadConfig } from './config.js';
-import { errorMessage, FluxlensError, UsageError } from './errors.js';
+import type { AnalysisResult } from './analysis.js';
+import { loadConfig, type Config } from './config.js';
+import { errorMessage, FluxlensError, SetupError, UsageError } from './errors.js';
+import type { ResolvedRevisions } from './git/merge-base.js';
 import { repositoryUrl } from './git/remote-url.js';
+import { runAnalysis, type AnalysisProgress } from './pipeline.js';
 import {
   createEngine,
   DEFAULT_RENDER_SETTINGS,
@@ -16,14 +20,39 @@ import {
   renderToYaml,
   type EngineName,
   type RenderProgress,
+  type RenderSettings,
   type SourceMapping,
 } from './render/index.js';
+import { renderHtml } from './report/html.js';
+import { renderJson } from './report/json.js';
+import { renderMarkdown } from './report/markdown.js';
+import { renderText } from './report/text.js';
+import { failsOn } from './risk/policy.js';
 import { ToolRunner } from './run-tool.js';
 
 const USAGE = `Usage: fluxlens <command> [options]
 
 Commands:
+  diff      Compare a pull request's head with its base as rendered objects, with risks
   render    Render a Flux repository into the objects Flux would apply
+
+fluxlens diff [--repo DIR] [--base REV] [--head REV] [--path ENTRY]...
+              [--format markdown|json|text|html] [--output FILE]
+              [--fail-on info|caution|danger|never] [--engine builtin|flux-local]
+  --repo DIR              git repository (default: current folder)
+  --base REV              compare with the merge-base of REV and the head (default: the
+                          upstream default branch: origin/HEAD's target, else origin/main,
+                          origin/master, main, master)
+  --head REV              the pull request's head (default: HEAD)
+  --path ENTRY            a cluster's entry folder, repeatable (default: the clusters in the
+                          base's .fluxlens.yaml, else the root)
+  --format FORMAT         markdown (default), json, text (coloured on a terminal) or html
+  --output FILE           write the report to FILE instead of standard output
+  --fail-on LEVEL         exit 1 when a finding reaches LEVEL: info, caution, danger or never
+                          (default: failOn in the base's .fluxlens.yaml, else danger)
+  Also: --engine, --source, --repo-url, --lenient-substitution, --allow-remote-bases,
+  --enable-exec-plugins, --skip-helm, --offline, --skip-crds, --kube-version,
+  --api-versions, --is-upgrade, as for render (both revisions render the same way).
 
 fluxlens render --repo DIR [--rev REV] [--path ENTRY] [--engine builtin|flux-local]
                 [--source NAME=DIR]... [--output yaml|json]
@@ -45,13 +74,17 @@ fluxlens render --repo DIR [--rev REV] [--path ENTRY] [--engine builtin|flux-loc
   --is-upgrade            render HelmReleases as upgrades of existing releases
   -h, --help              show this help
 
-Exit codes: 0 rendered (failed producers are listed in the output), 2 usage or setup error.
+Exit codes: render: 0 rendered (failed producers are listed in the output), 2 usage or
+setup error. diff: 0 done, 1 a finding reaches --fail-on, 2 usage, setup or other error.
 `;
 
 export interface CliIO {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
+  /** Whether stderr is a terminal (progress lines). */
   isTTY: boolean;
+  /** Whether stdout is a terminal (coloured text reports); false when absent. */
+  stdoutIsTTY?: boolean;
   env: NodeJS.ProcessEnv;
 }
 
@@ -59,6 +92,7 @@ const defaultIO: CliIO = {
   stdout: (t) => process.stdout.write(t),
   stderr: (t) => process.stderr.write(t),
   isTTY: process.stderr.isTTY === true,
+  stdoutIsTTY: process.stdout.isTTY === true,
   env: process.env,
 };
 
@@ -70,6 +104,7 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
       return 0;
     }
     if (command === 'render') return await renderCommand(rest, io);
+    if (command === 'diff') return await diffCommand(rest, io);
     throw new UsageError(`unknown command '${command}' (see fluxlens --help)`);
   } catch (err) {
     if (err instanceof FluxlensError && err.code !== 'tool') {
@@ -77,7 +112,8 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
       return 2;
     }
     io.stderr(`fluxlens: ${errorMessage(err)}\n`);
-    return 1;
+    // diff's exit 1 means "a finding reached --fail-on"; a failure must not look like one.
+    return argv[0] === 'diff' ? 2 : 1;
   }
 }
 
@@ -182,4 +218,165 @@ async function renderCommand(args: string[], io: CliIO): Promise<number> {
   if (progress) io.stderr('\r\x1b[K');
   io.stdout(opts.output === 'json' ? renderToJson(cluster) : renderToYaml(cluster));
   return 0;
+}
+
+const FORMATS = ['markdown', 'json', 'text', 'html'] as const;
+type Format = (typeof FORMATS)[number];
+const FAIL_ON = ['info', 'caution', 'danger', 'never'] as const;
+type FailOn = (typeof FAIL_ON)[number];
+
+function parseDiffArgs(args: string[]) {
+  try {
+    return parseArgs({
+      args,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        repo: { type: 'string', default: '.' },
+        base: { type: 'string' },
+        head: { type: 'string' },
+        path: { type: 'string', multiple: true, default: [] },
+        format: { type: 'string', default: 'markdown' },
+        output: { type: 'string' },
+        'fail-on': { type: 'string' },
+        engine: { type: 'string', default: 'builtin' },
+        source: { type: 'string', multiple: true, default: [] },
+        'repo-url': { type: 'string' },
+        'lenient-substitution': { type: 'boolean', default: false },
+        'allow-remote-bases': { type: 'boolean', default: false },
+        'enable-exec-plugins': { type: 'boolean', default: false },
+        'skip-helm': { type: 'boolean', default: false },
+        offline: { type: 'boolean', default: false },
+        'skip-crds': { type: 'boolean', default: false },
+        'kube-version': { type: 'string' },
+        'api-versions': { type: 'string', short: 'a', multiple: true, default: [] },
+        'is-upgrade': { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    }).values;
+  } catch (err) {
+    throw new UsageError(errorMessage(err));
+  }
+}
+
+function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T {
+  const found = allowed.find((a) => a === value);
+  if (found === undefined) {
+    throw new UsageError(`${flag} must be one of ${allowed.join(', ')}, got '${value}'`);
+  }
+  return found;
+}
+
+function diffSettings(opts: ReturnType<typeof parseDiffArgs>, config: Config): RenderSettings {
+  return {
+    ...DEFAULT_RENDER_SETTINGS,
+    strictSubstitution: !opts['lenient-substitution'],
+    allowRemoteBases: opts['allow-remote-bases'],
+    enableExecPlugins: opts['enable-exec-plugins'],
+    helm: {
+      ...DEFAULT_RENDER_SETTINGS.helm,
+      enabled: !opts['skip-helm'],
+      chartCacheDir: config.chartCacheDir,
+      offline: opts.offline,
+      skipCrds: opts['skip-crds'],
+      apiVersions: opts['api-versions'],
+      isUpgrade: opts['is-upgrade'],
+      ...(opts['kube-version'] !== undefined ? { kubeVersion: opts['kube-version'] } : {}),
+    },
+    concurrency: config.concurrency,
+    toolTimeoutMs: config.toolTimeoutMs,
+    maxOutputBytes: config.maxOutputBytes,
+  };
+}
+
+function describeRevisions(r: ResolvedRevisions): string {
+  const from =
+    r.baseSource === 'argument'
+      ? `--base ${r.base.rev}`
+      : r.baseSource === 'origin/HEAD'
+        ? `${r.base.rev}, the upstream default branch (origin/HEAD)`
+        : `${r.base.rev} (no origin/HEAD; first of origin/main, origin/master, main, master)`;
+  return `comparing head ${r.head.sha.slice(0, 12)} (${r.head.rev}) with base ${r.base.sha.slice(0, 12)}, its merge-base with ${from}\n`;
+}
+
+function formatReport(result: AnalysisResult, format: Format, color: boolean): string {
+  switch (format) {
+    case 'markdown':
+      return renderMarkdown(result);
+    case 'json':
+      return renderJson(result);
+    case 'text':
+      return renderText(result, { color });
+    case 'html':
+      return renderHtml(result);
+  }
+}
+
+async function diffCommand(args: string[], io: CliIO): Promise<number> {
+  const opts = parseDiffArgs(args);
+  if (opts.help) {
+    io.stdout(USAGE);
+    return 0;
+  }
+  const engineName = oneOf('--engine', opts.engine, ['builtin', 'flux-local'] as const);
+  const format = oneOf('--format', opts.format, FORMATS);
+  const failOnFlag =
+    opts['fail-on'] !== undefined ? oneOf('--fail-on', opts['fail-on'], FAIL_ON) : undefined;
+  const sources: SourceMapping[] = opts.source.map((s) => {
+    const mapping = parseSourceMapping(s);
+    if (!mapping) throw new UsageError(`--source must look like NAME=DIR, got '${s}'`);
+    return mapping;
+  });
+  const paths = opts.path.map(entryPath);
+  const config = loadConfig(io.env, availableParallelism());
+  const runner = new ToolRunner({
+    toolsBinDir: config.toolsBinDir,
+    path: config.path,
+    baseEnv: config.toolEnv,
+  });
+  const settings = diffSettings(opts, config);
+  const engine = createEngine(engineName, { runner, settings });
+  const repoUrl = opts['repo-url'] ?? (await repositoryUrl(runner, opts.repo));
+  const { result, policy } = await runAnalysis(
+    {
+      repoDir: opts.repo,
+      paths,
+      engine,
+      sources,
+      ...(opts.base !== undefined ? { base: opts.base } : {}),
+      ...(opts.head !== undefined ? { head: opts.head } : {}),
+      ...(repoUrl !== undefined ? { repoUrl } : {}),
+    },
+    {
+      runner,
+      settings,
+      onRevisions: (r) => io.stderr(`fluxlens: ${describeRevisions(r)}`),
+      ...(io.isTTY
+        ? {
+            onProgress: (p: AnalysisProgress) =>
+              io.stderr(`\r\x1b[Krendering ${p.cluster} at ${p.side}: ${p.done}/${p.total}`),
+          }
+        : {}),
+    },
+  );
+  if (io.isTTY) io.stderr('\r\x1b[K');
+  await writeReport(result, format, opts.output, io);
+  const failOn: FailOn = failOnFlag ?? policy.failOn;
+  return failsOn(result.findings, failOn) ? 1 : 0;
+}
+
+/** To `output` when given, else stdout; colour only for text on a terminal. */
+async function writeReport(
+  result: AnalysisResult,
+  format: Format,
+  output: string | undefined,
+  io: CliIO,
+): Promise<void> {
+  if (output === undefined) {
+    io.stdout(formatReport(result, format, io.stdoutIsTTY === true));
+    return;
+  }
+  await writeFile(output, formatReport(result, format, false)).catch((err: unknown) => {
+    throw new SetupError(`cannot write ${output}: ${errorMessage(err)}`, { cause: err });
+  });
 }

@@ -1,0 +1,158 @@
+/**
+ * Which two commits a diff compares: the head, and the merge-base of the head with the
+ * base branch (what the PR would change if merged, as GitHub shows it). Revisions git
+ * cannot resolve and histories without a common ancestor are the caller's input errors.
+ */
+import { UsageError } from '../errors.js';
+import { ToolError, type ToolRunner } from '../run-tool.js';
+import { resolveRevision } from './export-tree.js';
+
+export interface Revision {
+  /** What was asked for (`main`, `HEAD`, a SHA) or, for a default base, the branch used. */
+  rev: string;
+  sha: string;
+}
+
+/** Where the base branch came from: the caller, or the upstream default-branch lookup. */
+export type BaseSource = 'argument' | 'origin/HEAD' | 'fallback';
+
+/** Bounds for the git commands run here. */
+export interface GitOptions {
+  timeoutMs?: number;
+}
+
+export interface ResolvedRevisions {
+  head: Revision;
+  /** `sha` is the merge-base of `rev` and the head. */
+  base: Revision;
+  baseSource: BaseSource;
+}
+
+function lastLine(err: ToolError): string {
+  return err.stderrTail.trim().split('\n').at(-1) ?? '';
+}
+
+/** The commit SHA of `rev`, or a UsageError when git cannot resolve it. */
+export async function resolveCommit(
+  runner: ToolRunner,
+  repoDir: string,
+  rev: string,
+): Promise<string> {
+  try {
+    return await resolveRevision(runner, repoDir, rev);
+  } catch (err) {
+    if (!(err instanceof ToolError)) throw err;
+    const reason = lastLine(err);
+    throw new UsageError(
+      `cannot resolve revision '${rev}' in '${repoDir}'${reason ? `: ${reason}` : ''}`,
+    );
+  }
+}
+
+/** The best common ancestor of two commits (given as SHAs). */
+export async function mergeBase(
+  runner: ToolRunner,
+  repoDir: string,
+  a: string,
+  b: string,
+  options: GitOptions = {},
+): Promise<string> {
+  try {
+    const { stdout } = await runner.run('git', ['-C', repoDir, 'merge-base', a, b], options);
+    return stdout.trim();
+  } catch (err) {
+    // git merge-base exits 1, saying nothing, when the histories share no commit.
+    if (err instanceof ToolError && err.exitCode === 1) {
+      throw new UsageError(
+        `${a.slice(0, 12)} and ${b.slice(0, 12)} have no common ancestor; pass --base with a revision on the same history`,
+      );
+    }
+    throw err;
+  }
+}
+
+async function refExists(
+  runner: ToolRunner,
+  repoDir: string,
+  ref: string,
+  options: GitOptions,
+): Promise<boolean> {
+  try {
+    await runner.run(
+      'git',
+      ['-C', repoDir, 'rev-parse', '--verify', '--quiet', `${ref}^{commit}`],
+      options,
+    );
+    return true;
+  } catch (err) {
+    if (err instanceof ToolError) return false;
+    throw err;
+  }
+}
+
+/** Branches tried, in order, when origin/HEAD does not name the default branch. */
+const FALLBACK_BRANCHES: ReadonlyArray<{ ref: string; rev: string }> = [
+  { ref: 'refs/remotes/origin/main', rev: 'origin/main' },
+  { ref: 'refs/remotes/origin/master', rev: 'origin/master' },
+  { ref: 'refs/heads/main', rev: 'main' },
+  { ref: 'refs/heads/master', rev: 'master' },
+];
+
+/**
+ * The upstream default branch: origin/HEAD's target (what `git clone` records), else the
+ * first of origin/main, origin/master, main, master that exists.
+ */
+export async function defaultBranch(
+  runner: ToolRunner,
+  repoDir: string,
+  options: GitOptions = {},
+): Promise<{ rev: string; ref: string; source: Exclude<BaseSource, 'argument'> }> {
+  const symbolic = await runner
+    .run('git', ['-C', repoDir, 'symbolic-ref', '--quiet', 'refs/remotes/origin/HEAD'], options)
+    .then((r) => r.stdout.trim())
+    .catch((err: unknown) => {
+      if (err instanceof ToolError) return '';
+      throw err;
+    });
+  const prefix = 'refs/remotes/';
+  if (symbolic.startsWith(prefix) && (await refExists(runner, repoDir, symbolic, options))) {
+    return { rev: symbolic.slice(prefix.length), ref: symbolic, source: 'origin/HEAD' };
+  }
+  for (const candidate of FALLBACK_BRANCHES) {
+    if (await refExists(runner, repoDir, candidate.ref, options)) {
+      return { ...candidate, source: 'fallback' };
+    }
+  }
+  throw new UsageError(
+    'cannot find the default branch (no origin/HEAD, origin/main, origin/master, main or master); pass --base REV',
+  );
+}
+
+/**
+ * Resolves the head (default `HEAD`) and the base: the merge-base of the head with
+ * `base` when given, else with the upstream default branch.
+ */
+export async function resolveRevisions(
+  runner: ToolRunner,
+  repoDir: string,
+  request: { base?: string | undefined; head?: string | undefined },
+  options: GitOptions = {},
+): Promise<ResolvedRevisions> {
+  const headRev = request.head ?? 'HEAD';
+  const headSha = await resolveCommit(runner, repoDir, headRev);
+  let baseRev: string;
+  let baseSource: BaseSource;
+  let baseTip: string;
+  if (request.base !== undefined) {
+    baseRev = request.base;
+    baseSource = 'argument';
+    baseTip = await resolveCommit(runner, repoDir, baseRev);
+  } else {
+    const found = await defaultBranch(runner, repoDir, options);
+    baseRev = found.rev;
+    baseSource = found.source;
+    baseTip = await resolveCommit(runner, repoDir, found.ref);
+  }
+  const baseSha = await mergeBase(runner, repoDir, baseTip, headSha, options);
+  return { head: { rev: headRev, sha: headSha }, base: { rev: baseRev, sha: baseSha }, baseSource };
+}

@@ -1,0 +1,341 @@
+/**
+ * One analysis: a repository, a base and a head in; an AnalysisResult out. Resolves the
+ * revisions, reads the policy from the base, renders every cluster at both revisions,
+ * diffs and judges them. Used by the CLI and the worker; it must not publish anything.
+ */
+import { posix } from 'node:path';
+import type { AnalysisError, AnalysisResult, ClusterSummary } from './analysis.js';
+import { ANALYSIS_SCHEMA_VERSION } from './analysis.js';
+import { diffClusters, redactText } from './diff/index.js';
+import type { ClusterDiff, ResourceChange } from './diff/types.js';
+import { FluxlensError, UsageError } from './errors.js';
+import { resolveRevisions, type ResolvedRevisions } from './git/merge-base.js';
+import { readFileAtRevision, treeEntry } from './git/read-file.js';
+import {
+  producerKey,
+  toRef,
+  type RenderedCluster,
+  type RenderEngine,
+  type RenderError,
+  type RenderProgress,
+  type RenderSettings,
+  type SourceMapping,
+} from './render/index.js';
+import { computeVerdict, evaluateRisk, sortFindings } from './risk/index.js';
+import { parsePolicy, POLICY_FILE } from './risk/policy.js';
+import type { Policy } from './risk/policy-types.js';
+import type { Finding, Level } from './risk/types.js';
+import type { ToolRunner } from './run-tool.js';
+
+export interface AnalysisRequest {
+  /** A git repository (its root); both revisions are read from its object store. */
+  repoDir: string;
+  /** The base branch; default: the upstream default branch. The merge-base with head is used. */
+  base?: string;
+  /** Default `HEAD`. */
+  head?: string;
+  /** Entry folders, each one cluster; used when the policy names no clusters. */
+  paths: string[];
+  engine: RenderEngine;
+  sources: readonly SourceMapping[];
+  repoUrl?: string;
+}
+
+export interface AnalysisDeps {
+  runner: ToolRunner;
+  /** The engine's settings; their tool timeout bounds the git commands run here too. */
+  settings: RenderSettings;
+  /** Milliseconds, for `timings`; a monotonic clock by default. */
+  now?: () => number;
+  /** Told which commits are compared, before rendering starts. */
+  onRevisions?: (revisions: ResolvedRevisions) => void;
+  onProgress?: (progress: AnalysisProgress) => void;
+}
+
+type Side = 'base' | 'head';
+
+export interface AnalysisProgress extends RenderProgress {
+  cluster: string;
+  side: Side;
+}
+
+interface ClusterEntry {
+  name: string;
+  path: string;
+}
+
+interface RenderedPair extends ClusterEntry {
+  base: RenderedCluster;
+  head: RenderedCluster;
+}
+
+interface DiffedCluster extends RenderedPair {
+  diff: ClusterDiff;
+}
+
+const MAX_POLICY_BYTES = 256 * 1024;
+const LEVEL_RANK: Record<Level, number> = { info: 1, caution: 2, danger: 3 };
+const EMPTY_CLUSTER: RenderedCluster = { producers: [], objects: [], errors: [], tools: {} };
+
+export async function analyze(
+  request: AnalysisRequest,
+  deps: AnalysisDeps,
+): Promise<AnalysisResult> {
+  return (await runAnalysis(request, deps)).result;
+}
+
+/** `analyze`, plus what the caller acts on: the base's policy (its failOn) and the revisions. */
+export async function runAnalysis(
+  request: AnalysisRequest,
+  deps: AnalysisDeps,
+): Promise<{ result: AnalysisResult; policy: Policy; revisions: ResolvedRevisions }> {
+  const clock = new Stopwatch(deps.now ?? (() => performance.now()));
+  const git = { timeoutMs: deps.settings.toolTimeoutMs };
+
+  const revisions = await clock.time('git', () =>
+    resolveRevisions(deps.runner, request.repoDir, request, git),
+  );
+  deps.onRevisions?.(revisions);
+  const policy = await clock.time('policy', async () => {
+    const text = await readFileAtRevision(
+      deps.runner,
+      request.repoDir,
+      revisions.base.sha,
+      POLICY_FILE,
+      { ...git, maxBytes: MAX_POLICY_BYTES },
+    );
+    return parsePolicy(text ?? '');
+  });
+
+  const rendered: RenderedPair[] = [];
+  for (const entry of clusterEntries(policy, request.paths)) {
+    rendered.push(await renderPair(request, deps, entry, revisions, clock));
+  }
+  const clusters = clock.timeSync('diff', () =>
+    rendered.map((r) => ({
+      ...r,
+      diff: diffClusters(r.base, r.head, { cluster: r.name, normalize: policy.normalize }),
+    })),
+  );
+  const findings = clock.timeSync('risk', () => evaluateRisk({ clusters, policy }));
+  const result = assemble(revisions, clusters, findings);
+  result.timings = clock.finish();
+  return { result, policy, revisions };
+}
+
+/** The parts of an AnalysisResult that follow from the diffs and the findings. */
+function assemble(
+  revisions: ResolvedRevisions,
+  clusters: readonly DiffedCluster[],
+  unsorted: readonly Finding[],
+): AnalysisResult {
+  const findings = sortFindings(unsorted);
+  const changes = sortChanges(
+    clusters.flatMap((c) => c.diff.changes),
+    findings,
+  );
+  const introduced = clusters.reduce((n, c) => n + c.diff.summary.errorsIntroduced.length, 0);
+  const summaries: ClusterSummary[] = clusters.map((c) => ({
+    name: c.name,
+    path: c.path,
+    ...c.diff.summary,
+  }));
+  return {
+    schemaVersion: ANALYSIS_SCHEMA_VERSION,
+    base: { rev: revisions.base.rev, sha: revisions.base.sha },
+    head: { rev: revisions.head.rev, sha: revisions.head.sha },
+    verdict: computeVerdict(findings, changes, introduced),
+    summary: {
+      added: sum(summaries, 'added'),
+      removed: sum(summaries, 'removed'),
+      changed: sum(summaries, 'changed'),
+      moved: sum(summaries, 'moved'),
+      findings: findings.length,
+    },
+    clusters: summaries,
+    changes,
+    findings,
+    errors: analysisErrors(clusters),
+    timings: {},
+  };
+}
+
+/** Milliseconds per step, summed over clusters, plus the total. */
+class Stopwatch {
+  readonly #timings: Record<string, number> = {};
+  readonly #started: number;
+
+  constructor(private readonly now: () => number) {
+    this.#started = now();
+  }
+
+  async time<T>(step: string, run: () => Promise<T>): Promise<T> {
+    const start = this.now();
+    try {
+      return await run();
+    } finally {
+      this.#add(step, start);
+    }
+  }
+
+  timeSync<T>(step: string, run: () => T): T {
+    const start = this.now();
+    try {
+      return run();
+    } finally {
+      this.#add(step, start);
+    }
+  }
+
+  finish(): Record<string, number> {
+    this.#add('total', this.#started);
+    return { ...this.#timings };
+  }
+
+  #add(step: string, start: number): void {
+    this.#timings[step] = (this.#timings[step] ?? 0) + (this.now() - start);
+  }
+}
+
+/** Both sides of one cluster; a side where the cluster does not exist renders as empty. */
+async function renderPair(
+  request: AnalysisRequest,
+  deps: AnalysisDeps,
+  entry: ClusterEntry,
+  revisions: ResolvedRevisions,
+  clock: Stopwatch,
+): Promise<RenderedPair> {
+  const side = (name: Side, sha: string) =>
+    clock.time(`render-${name}`, () => renderCluster(request, deps, entry, name, sha));
+  const base = await side('base', revisions.base.sha);
+  const head = await side('head', revisions.head.sha);
+  if (!base && !head) {
+    const at = (r: { sha: string }) => r.sha.slice(0, 12);
+    throw new UsageError(
+      `cluster '${entry.name}': no Flux Kustomization or HelmRelease under '${entry.path}' at base ${at(revisions.base)} or head ${at(revisions.head)}`,
+    );
+  }
+  return { ...entry, base: base ?? EMPTY_CLUSTER, head: head ?? EMPTY_CLUSTER };
+}
+
+/**
+ * One side of one cluster; undefined when the cluster does not exist at that revision
+ * (added or removed by the PR), so the other side diffs against nothing.
+ */
+async function renderCluster(
+  request: AnalysisRequest,
+  deps: AnalysisDeps,
+  entry: ClusterEntry,
+  side: Side,
+  sha: string,
+): Promise<RenderedCluster | undefined> {
+  const found = await treeEntry(deps.runner, request.repoDir, sha, entry.path, {
+    timeoutMs: deps.settings.toolTimeoutMs,
+  });
+  if (found?.type !== 'tree') return undefined;
+  try {
+    return await request.engine.render(
+      {
+        repoDir: request.repoDir,
+        rev: sha,
+        entry: entry.path,
+        sources: request.sources,
+        ...(request.repoUrl !== undefined ? { repoUrl: request.repoUrl } : {}),
+      },
+      deps.onProgress && ((p) => deps.onProgress?.({ ...p, cluster: entry.name, side })),
+    );
+  } catch (err) {
+    if (err instanceof FluxlensError && err.code === 'no-flux-objects') return undefined;
+    throw err;
+  }
+}
+
+/** The policy's clusters (narrowed to `paths` when given), else one per path, else the root. */
+function clusterEntries(policy: Policy, paths: readonly string[]): ClusterEntry[] {
+  const wanted = [...new Set(paths.map(repoRelativePath))];
+  let entries: ClusterEntry[];
+  if (policy.clusters.length === 0) {
+    entries = (wanted.length > 0 ? wanted : ['.']).map((path) => ({ name: path, path }));
+  } else if (wanted.length === 0) {
+    entries = policy.clusters.map((c) => ({ name: c.name, path: c.path }));
+  } else {
+    entries = wanted.map((path) => {
+      const match = policy.clusters.find((c) => c.path === path || c.name === path);
+      if (!match) {
+        const known = policy.clusters.map((c) => `${c.name} (${c.path})`).join(', ');
+        throw new UsageError(`path '${path}' is not a cluster in ${POLICY_FILE} (${known})`);
+      }
+      return { name: match.name, path: match.path };
+    });
+    entries = entries.filter((e, i) => entries.findIndex((o) => o.name === e.name) === i);
+  }
+  return entries.sort((a, b) => compare(a.name, b.name));
+}
+
+function repoRelativePath(path: string): string {
+  const normalized = posix.normalize(path).replace(/\/+$/, '') || '.';
+  if (posix.isAbsolute(normalized) || normalized === '..' || normalized.startsWith('../')) {
+    throw new UsageError(`path must be a folder inside the repository, got '${path}'`);
+  }
+  return normalized;
+}
+
+function analysisErrors(clusters: readonly DiffedCluster[]): AnalysisError[] {
+  const errors: AnalysisError[] = [];
+  const publishable = (e: RenderError, cluster: string, side: Side, introduced: boolean) => ({
+    producer: toRef(e.producer),
+    ...(e.file !== undefined ? { file: e.file } : {}),
+    message: redactText(e.message),
+    cluster,
+    side,
+    introduced,
+  });
+  for (const c of clusters) {
+    // The diff decides per producer: one that rendered at base (or is new) and fails now.
+    const introduced = new Set(c.diff.summary.errorsIntroduced.map((e) => producerKey(e.producer)));
+    for (const e of c.base.errors) errors.push(publishable(e, c.name, 'base', false));
+    for (const e of c.head.errors) {
+      errors.push(publishable(e, c.name, 'head', introduced.has(producerKey(e.producer))));
+    }
+  }
+  return errors.sort(
+    (a, b) =>
+      compare(a.cluster, b.cluster) ||
+      compare(a.side, b.side) ||
+      compare(producerKey(a.producer), producerKey(b.producer)) ||
+      compare(a.file ?? '', b.file ?? '') ||
+      compare(a.message, b.message),
+  );
+}
+
+function resourceKey(
+  cluster: string,
+  r: { kind: string; namespace?: string | undefined; name: string },
+): string {
+  return `${cluster}\0${r.kind}\0${r.namespace ?? ''}\0${r.name}`;
+}
+
+/** Cluster, then the most risky first (the highest finding on the object), then id. */
+function sortChanges(changes: ResourceChange[], findings: readonly Finding[]): ResourceChange[] {
+  const risk = new Map<string, number>();
+  for (const f of findings) {
+    const key = resourceKey(f.cluster, f.resource);
+    risk.set(key, Math.max(risk.get(key) ?? 0, LEVEL_RANK[f.level]));
+  }
+  const rank = (c: ResourceChange): number => risk.get(resourceKey(c.cluster, c)) ?? 0;
+  return [...changes].sort(
+    (a, b) => compare(a.cluster, b.cluster) || rank(b) - rank(a) || compare(a.id, b.id),
+  );
+}
+
+/** Code-unit order: the same on every machine, whatever its locale. */
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function sum(
+  summaries: readonly ClusterSummary[],
+  key: 'added' | 'removed' | 'changed' | 'moved',
+): number {
+  return summaries.reduce((total, s) => total + s[key], 0);
+}
