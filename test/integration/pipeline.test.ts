@@ -231,9 +231,16 @@ function request(dir: string, extra: Partial<AnalysisRequest> = {}): AnalysisReq
 
 const fixedClock = { now: () => 0 };
 
+/** Every analysis a test makes must also be valid JSON output by the schema. */
+async function analyzeChecked(...args: Parameters<typeof analyze>): Promise<AnalysisResult> {
+  const result = await analyze(...args);
+  expectValidAnalysis(JSON.parse(renderJson(result)));
+  return result;
+}
+
 async function analyzeFleet(extra: Partial<AnalysisRequest> = {}): Promise<AnalysisResult> {
   const { repo: r } = fleet();
-  return analyze(request(r.dir, { base: 'main', head: 'feature', ...extra }), {
+  return analyzeChecked(request(r.dir, { base: 'main', head: 'feature', ...extra }), {
     runner,
     settings,
     ...fixedClock,
@@ -353,7 +360,7 @@ describe('analyze', () => {
 
   it('differs only in timings when measured by a real clock', async () => {
     const { repo: r } = fleet();
-    const measured = await analyze(request(r.dir, { base: 'main', head: 'feature' }), {
+    const measured = await analyzeChecked(request(r.dir, { base: 'main', head: 'feature' }), {
       runner,
       settings,
     });
@@ -421,7 +428,10 @@ describe('analyze with a policy', () => {
 
   it('renders the clusters the policy names, under their names', async () => {
     const { repo: r, base, head } = twoClusters(POLICY);
-    const result = await analyze(request(r.dir, { base, head, paths: [] }), { runner, settings });
+    const result = await analyzeChecked(request(r.dir, { base, head, paths: [] }), {
+      runner,
+      settings,
+    });
     expect(result.clusters.map((c) => [c.name, c.path, c.changed])).toEqual([
       ['production', 'clusters/prod', 1],
       ['staging', 'clusters/staging', 1],
@@ -434,7 +444,7 @@ describe('analyze with a policy', () => {
 
   it('narrows the policy clusters to the paths asked for', async () => {
     const { repo: r, base, head } = twoClusters(POLICY);
-    const result = await analyze(request(r.dir, { base, head, paths: ['clusters/prod'] }), {
+    const result = await analyzeChecked(request(r.dir, { base, head, paths: ['clusters/prod'] }), {
       runner,
       settings,
     });
@@ -459,7 +469,7 @@ describe('analyze with a policy', () => {
     const { repo: r, base } = twoClusters('');
     r.write({ '.fluxlens.yaml': 'clusters: [{name: prod}]\nlevels: {}\n' });
     const head = r.commit('break the policy');
-    const result = await analyze(request(r.dir, { base, head, paths: ['clusters/prod'] }), {
+    const result = await analyzeChecked(request(r.dir, { base, head, paths: ['clusters/prod'] }), {
       runner,
       settings,
     });
@@ -473,7 +483,7 @@ describe('analyze with a policy', () => {
       'clusters/dev/config.yaml': yaml(configMap('dev-config', { tier: 'dev' })),
     });
     const head = r.commit('add dev');
-    const result = await analyze(request(r.dir, { base, head, paths: ['clusters/dev'] }), {
+    const result = await analyzeChecked(request(r.dir, { base, head, paths: ['clusters/dev'] }), {
       runner,
       settings,
     });
@@ -510,7 +520,7 @@ describe('choosing the base', () => {
 
   it('defaults to the merge-base with the upstream default branch from origin/HEAD', async () => {
     const { clone, branchPoint } = clonedFleet();
-    const result = await analyze(request(clone, { paths: [] }), { runner, settings });
+    const result = await analyzeChecked(request(clone, { paths: [] }), { runner, settings });
     expect(result.base).toEqual({ rev: 'origin/main', sha: branchPoint });
     expect(result.head.rev).toBe('HEAD');
     expect(result.changes.map((c) => [c.status, c.name])).toEqual([['removed', 'shared']]);
@@ -541,7 +551,7 @@ describe('choosing the base', () => {
 
   it('uses the merge-base with --base, not its tip', async () => {
     const { clone, branchPoint, upstreamTip } = clonedFleet();
-    const result = await analyze(request(clone, { base: 'origin/main', paths: [] }), {
+    const result = await analyzeChecked(request(clone, { base: 'origin/main', paths: [] }), {
       runner,
       settings,
     });
