@@ -1,9 +1,12 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../../src/errors.js';
 import { failsOn, parsePolicy } from '../../../src/risk/policy.js';
 import { DEFAULT_POLICY } from '../../../src/risk/policy-types.js';
 import { RULES } from '../../../src/risk/registry.js';
 import type { Finding, Level } from '../../../src/risk/types.js';
+import { projectRoot } from '../../support/paths.js';
 
 function parseError(text: string): string {
   try {
@@ -194,5 +197,16 @@ describe('failsOn', () => {
     [['danger'], 'never', false],
   ] as const)('findings %j with failOn %s fail: %s', (levels, failOn, fails) => {
     expect(failsOn(levels.map(finding), failOn)).toBe(fails);
+  });
+});
+
+describe('the README policy example', () => {
+  it('parses, so the documentation cannot drift from the parser', () => {
+    const readme = readFileSync(join(projectRoot, 'README.md'), 'utf8');
+    const block = /### Repository policy[\s\S]*?```yaml\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(block).toBeDefined();
+    const policy = parsePolicy(block ?? '');
+    expect(policy.levels['image-unpinned']).toBe('off');
+    expect(policy.clusters.map((c) => c.name)).toEqual(['prod', 'staging']);
   });
 });
