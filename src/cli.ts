@@ -4,31 +4,28 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
-import { isAbsolute, normalize } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { AnalysisResult } from './analysis.js';
-import { loadConfig, type Config } from './config.js';
+import {
+  engineName,
+  entryPath,
+  oneOf,
+  RENDER_OPTIONS,
+  renderSettings,
+  sourceMappings,
+  toolRunner,
+} from './cli-options.js';
+import { loadConfig } from './config.js';
 import { errorMessage, FluxlensError, SetupError, UsageError } from './errors.js';
 import type { ResolvedRevisions } from './git/merge-base.js';
 import { repositoryUrl } from './git/remote-url.js';
 import { runAnalysis, type AnalysisProgress } from './pipeline.js';
-import {
-  createEngine,
-  DEFAULT_RENDER_SETTINGS,
-  parseSourceMapping,
-  renderToJson,
-  renderToYaml,
-  type EngineName,
-  type RenderProgress,
-  type RenderSettings,
-  type SourceMapping,
-} from './render/index.js';
+import { createEngine, renderToJson, renderToYaml, type RenderProgress } from './render/index.js';
 import { renderHtml } from './report/html.js';
 import { renderJson } from './report/json.js';
 import { renderMarkdown } from './report/markdown.js';
 import { renderText } from './report/text.js';
 import { failsOn } from './risk/policy.js';
-import { ToolRunner } from './run-tool.js';
 
 const USAGE = `Usage: fluxlens <command> [options]
 
@@ -127,33 +124,13 @@ function parseRenderArgs(args: string[]) {
         repo: { type: 'string', default: '.' },
         rev: { type: 'string' },
         path: { type: 'string', default: '.' },
-        engine: { type: 'string', default: 'builtin' },
-        source: { type: 'string', multiple: true, default: [] },
-        'repo-url': { type: 'string' },
         output: { type: 'string', default: 'yaml' },
-        'lenient-substitution': { type: 'boolean', default: false },
-        'allow-remote-bases': { type: 'boolean', default: false },
-        'enable-exec-plugins': { type: 'boolean', default: false },
-        'skip-helm': { type: 'boolean', default: false },
-        offline: { type: 'boolean', default: false },
-        'skip-crds': { type: 'boolean', default: false },
-        'kube-version': { type: 'string' },
-        'api-versions': { type: 'string', short: 'a', multiple: true, default: [] },
-        'is-upgrade': { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
+        ...RENDER_OPTIONS,
       },
     }).values;
   } catch (err) {
     throw new UsageError(errorMessage(err));
   }
-}
-
-function entryPath(path: string): string {
-  const entry = normalize(path).replace(/\/+$/, '') || '.';
-  if (isAbsolute(entry) || entry === '..' || entry.startsWith('../')) {
-    throw new UsageError(`--path must be a folder inside the repository, got '${path}'`);
-  }
-  return entry;
 }
 
 async function renderCommand(args: string[], io: CliIO): Promise<number> {
@@ -162,50 +139,19 @@ async function renderCommand(args: string[], io: CliIO): Promise<number> {
     io.stdout(USAGE);
     return 0;
   }
-  if (opts.engine !== 'builtin' && opts.engine !== 'flux-local') {
-    throw new UsageError(`--engine must be builtin or flux-local, got '${opts.engine}'`);
-  }
+  const engine = engineName(opts);
   if (opts.output !== 'yaml' && opts.output !== 'json') {
     throw new UsageError(`--output must be yaml or json, got '${opts.output}'`);
   }
-  const sources: SourceMapping[] = opts.source.map((s) => {
-    const mapping = parseSourceMapping(s);
-    if (!mapping) throw new UsageError(`--source must look like NAME=DIR, got '${s}'`);
-    return mapping;
-  });
+  const sources = sourceMappings(opts);
   const config = loadConfig(io.env, availableParallelism());
-  const runner = new ToolRunner({
-    toolsBinDir: config.toolsBinDir,
-    path: config.path,
-    baseEnv: config.toolEnv,
-  });
-  const engine = createEngine(opts.engine as EngineName, {
-    runner,
-    settings: {
-      ...DEFAULT_RENDER_SETTINGS,
-      strictSubstitution: !opts['lenient-substitution'],
-      allowRemoteBases: opts['allow-remote-bases'],
-      enableExecPlugins: opts['enable-exec-plugins'],
-      helm: {
-        ...DEFAULT_RENDER_SETTINGS.helm,
-        enabled: !opts['skip-helm'],
-        chartCacheDir: config.chartCacheDir,
-        offline: opts.offline,
-        skipCrds: opts['skip-crds'],
-        apiVersions: opts['api-versions'],
-        isUpgrade: opts['is-upgrade'],
-        ...(opts['kube-version'] !== undefined ? { kubeVersion: opts['kube-version'] } : {}),
-      },
-      concurrency: config.concurrency,
-      toolTimeoutMs: config.toolTimeoutMs,
-      maxOutputBytes: config.maxOutputBytes,
-    },
-  });
+  const runner = toolRunner(config);
+  const renderer = createEngine(engine, { runner, settings: renderSettings(opts, config) });
   const repoUrl = opts['repo-url'] ?? (await repositoryUrl(runner, opts.repo));
   const progress = io.isTTY
     ? (p: RenderProgress) => io.stderr(`\rrendering ${p.done}/${p.total} producers`)
     : undefined;
-  const cluster = await engine.render(
+  const cluster = await renderer.render(
     {
       repoDir: opts.repo,
       entry: entryPath(opts.path),
@@ -239,54 +185,12 @@ function parseDiffArgs(args: string[]) {
         format: { type: 'string', default: 'markdown' },
         output: { type: 'string' },
         'fail-on': { type: 'string' },
-        engine: { type: 'string', default: 'builtin' },
-        source: { type: 'string', multiple: true, default: [] },
-        'repo-url': { type: 'string' },
-        'lenient-substitution': { type: 'boolean', default: false },
-        'allow-remote-bases': { type: 'boolean', default: false },
-        'enable-exec-plugins': { type: 'boolean', default: false },
-        'skip-helm': { type: 'boolean', default: false },
-        offline: { type: 'boolean', default: false },
-        'skip-crds': { type: 'boolean', default: false },
-        'kube-version': { type: 'string' },
-        'api-versions': { type: 'string', short: 'a', multiple: true, default: [] },
-        'is-upgrade': { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
+        ...RENDER_OPTIONS,
       },
     }).values;
   } catch (err) {
     throw new UsageError(errorMessage(err));
   }
-}
-
-function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T {
-  const found = allowed.find((a) => a === value);
-  if (found === undefined) {
-    throw new UsageError(`${flag} must be one of ${allowed.join(', ')}, got '${value}'`);
-  }
-  return found;
-}
-
-function diffSettings(opts: ReturnType<typeof parseDiffArgs>, config: Config): RenderSettings {
-  return {
-    ...DEFAULT_RENDER_SETTINGS,
-    strictSubstitution: !opts['lenient-substitution'],
-    allowRemoteBases: opts['allow-remote-bases'],
-    enableExecPlugins: opts['enable-exec-plugins'],
-    helm: {
-      ...DEFAULT_RENDER_SETTINGS.helm,
-      enabled: !opts['skip-helm'],
-      chartCacheDir: config.chartCacheDir,
-      offline: opts.offline,
-      skipCrds: opts['skip-crds'],
-      apiVersions: opts['api-versions'],
-      isUpgrade: opts['is-upgrade'],
-      ...(opts['kube-version'] !== undefined ? { kubeVersion: opts['kube-version'] } : {}),
-    },
-    concurrency: config.concurrency,
-    toolTimeoutMs: config.toolTimeoutMs,
-    maxOutputBytes: config.maxOutputBytes,
-  };
 }
 
 function describeRevisions(r: ResolvedRevisions): string {
@@ -318,30 +222,21 @@ async function diffCommand(args: string[], io: CliIO): Promise<number> {
     io.stdout(USAGE);
     return 0;
   }
-  const engineName = oneOf('--engine', opts.engine, ['builtin', 'flux-local'] as const);
+  const engine = engineName(opts);
   const format = oneOf('--format', opts.format, FORMATS);
   const failOnFlag =
     opts['fail-on'] !== undefined ? oneOf('--fail-on', opts['fail-on'], FAIL_ON) : undefined;
-  const sources: SourceMapping[] = opts.source.map((s) => {
-    const mapping = parseSourceMapping(s);
-    if (!mapping) throw new UsageError(`--source must look like NAME=DIR, got '${s}'`);
-    return mapping;
-  });
+  const sources = sourceMappings(opts);
   const paths = opts.path.map(entryPath);
   const config = loadConfig(io.env, availableParallelism());
-  const runner = new ToolRunner({
-    toolsBinDir: config.toolsBinDir,
-    path: config.path,
-    baseEnv: config.toolEnv,
-  });
-  const settings = diffSettings(opts, config);
-  const engine = createEngine(engineName, { runner, settings });
+  const runner = toolRunner(config);
+  const settings = renderSettings(opts, config);
   const repoUrl = opts['repo-url'] ?? (await repositoryUrl(runner, opts.repo));
   const { result, policy } = await runAnalysis(
     {
       repoDir: opts.repo,
       paths,
-      engine,
+      engine: createEngine(engine, { runner, settings }),
       sources,
       ...(opts.base !== undefined ? { base: opts.base } : {}),
       ...(opts.head !== undefined ? { head: opts.head } : {}),

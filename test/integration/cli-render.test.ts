@@ -193,7 +193,7 @@ describe('fluxlens render', () => {
     {
       problem: 'an unknown engine',
       args: ['--engine', 'bogus'],
-      reason: "--engine must be builtin or flux-local, got 'bogus'",
+      reason: "--engine must be one of builtin, flux-local, got 'bogus'",
     },
     {
       problem: 'an unknown output format',

@@ -1,0 +1,106 @@
+/**
+ * What `fluxlens render` and `fluxlens diff` share: the render flags, how they become
+ * RenderSettings, and the tool runner. Both revisions of a diff render as `render` would.
+ */
+import { isAbsolute, normalize } from 'node:path';
+import type { ParseArgsConfig } from 'node:util';
+import type { Config } from './config.js';
+import { UsageError } from './errors.js';
+import {
+  DEFAULT_RENDER_SETTINGS,
+  parseSourceMapping,
+  type EngineName,
+  type RenderSettings,
+  type SourceMapping,
+} from './render/index.js';
+import { ToolRunner } from './run-tool.js';
+
+/** parseArgs option specs of the flags that decide how a repository renders. */
+export const RENDER_OPTIONS = {
+  engine: { type: 'string', default: 'builtin' },
+  source: { type: 'string', multiple: true, default: [] },
+  'repo-url': { type: 'string' },
+  'lenient-substitution': { type: 'boolean', default: false },
+  'allow-remote-bases': { type: 'boolean', default: false },
+  'enable-exec-plugins': { type: 'boolean', default: false },
+  'skip-helm': { type: 'boolean', default: false },
+  offline: { type: 'boolean', default: false },
+  'skip-crds': { type: 'boolean', default: false },
+  'kube-version': { type: 'string' },
+  'api-versions': { type: 'string', short: 'a', multiple: true, default: [] },
+  'is-upgrade': { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} satisfies NonNullable<ParseArgsConfig['options']>;
+
+export interface RenderFlags {
+  engine: string;
+  source: string[];
+  'lenient-substitution': boolean;
+  'allow-remote-bases': boolean;
+  'enable-exec-plugins': boolean;
+  'skip-helm': boolean;
+  offline: boolean;
+  'skip-crds': boolean;
+  'kube-version'?: string | undefined;
+  'api-versions': string[];
+  'is-upgrade': boolean;
+}
+
+export function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T {
+  const found = allowed.find((a) => a === value);
+  if (found === undefined) {
+    throw new UsageError(`${flag} must be one of ${allowed.join(', ')}, got '${value}'`);
+  }
+  return found;
+}
+
+export function engineName(flags: RenderFlags): EngineName {
+  return oneOf('--engine', flags.engine, ['builtin', 'flux-local'] as const);
+}
+
+export function sourceMappings(flags: RenderFlags): SourceMapping[] {
+  return flags.source.map((s) => {
+    const mapping = parseSourceMapping(s);
+    if (!mapping) throw new UsageError(`--source must look like NAME=DIR, got '${s}'`);
+    return mapping;
+  });
+}
+
+/** A repository-relative entry folder; refuses anything that leaves the repository. */
+export function entryPath(path: string): string {
+  const entry = normalize(path).replace(/\/+$/, '') || '.';
+  if (isAbsolute(entry) || entry === '..' || entry.startsWith('../')) {
+    throw new UsageError(`--path must be a folder inside the repository, got '${path}'`);
+  }
+  return entry;
+}
+
+export function renderSettings(flags: RenderFlags, config: Config): RenderSettings {
+  return {
+    ...DEFAULT_RENDER_SETTINGS,
+    strictSubstitution: !flags['lenient-substitution'],
+    allowRemoteBases: flags['allow-remote-bases'],
+    enableExecPlugins: flags['enable-exec-plugins'],
+    helm: {
+      ...DEFAULT_RENDER_SETTINGS.helm,
+      enabled: !flags['skip-helm'],
+      chartCacheDir: config.chartCacheDir,
+      offline: flags.offline,
+      skipCrds: flags['skip-crds'],
+      apiVersions: flags['api-versions'],
+      isUpgrade: flags['is-upgrade'],
+      ...(flags['kube-version'] !== undefined ? { kubeVersion: flags['kube-version'] } : {}),
+    },
+    concurrency: config.concurrency,
+    toolTimeoutMs: config.toolTimeoutMs,
+    maxOutputBytes: config.maxOutputBytes,
+  };
+}
+
+export function toolRunner(config: Config): ToolRunner {
+  return new ToolRunner({
+    toolsBinDir: config.toolsBinDir,
+    path: config.path,
+    baseEnv: config.toolEnv,
+  });
+}
