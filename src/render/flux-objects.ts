@@ -24,6 +24,31 @@ const Selector = z.looseObject({
   annotationSelector: z.string().optional(),
 });
 
+/** The kustomize fields Flux passes through: Kustomization spec and HelmRelease post-renderers. */
+export const KUSTOMIZE_OVERLAY_FIELDS = {
+  patches: z.array(z.looseObject({ patch: z.string(), target: Selector.optional() })).optional(),
+  patchesStrategicMerge: z.array(z.unknown()).optional(),
+  patchesJson6902: z
+    .array(z.looseObject({ patch: z.array(z.unknown()), target: Selector }))
+    .optional(),
+  images: z
+    .array(
+      z.looseObject({
+        name: z.string(),
+        newName: z.string().optional(),
+        newTag: z.string().optional(),
+        digest: z.string().optional(),
+      }),
+    )
+    .optional(),
+};
+
+/** spec.commonMetadata of Kustomizations and HelmReleases. */
+export const CommonMetadata = z.looseObject({
+  labels: z.record(z.string(), z.string()).optional(),
+  annotations: z.record(z.string(), z.string()).optional(),
+});
+
 export const SubstituteReference = z.object({
   kind: z.enum(['ConfigMap', 'Secret']),
   name: z.string().min(1),
@@ -45,30 +70,11 @@ const KustomizationSpec = z.looseObject({
   targetNamespace: z.string().optional(),
   namePrefix: z.string().optional(),
   nameSuffix: z.string().optional(),
-  patches: z.array(z.looseObject({ patch: z.string(), target: Selector.optional() })).optional(),
-  patchesStrategicMerge: z.array(z.unknown()).optional(),
-  patchesJson6902: z
-    .array(z.looseObject({ patch: z.array(z.unknown()), target: Selector }))
-    .optional(),
-  images: z
-    .array(
-      z.looseObject({
-        name: z.string(),
-        newName: z.string().optional(),
-        newTag: z.string().optional(),
-        digest: z.string().optional(),
-      }),
-    )
-    .optional(),
+  ...KUSTOMIZE_OVERLAY_FIELDS,
   components: z.array(z.string()).optional(),
   ignoreMissingComponents: z.boolean().optional(),
   buildMetadata: z.array(z.string()).optional(),
-  commonMetadata: z
-    .looseObject({
-      labels: z.record(z.string(), z.string()).optional(),
-      annotations: z.record(z.string(), z.string()).optional(),
-    })
-    .optional(),
+  commonMetadata: CommonMetadata.optional(),
   postBuild: z
     .looseObject({
       substitute: z.record(z.string(), z.string()).optional(),

@@ -4,21 +4,12 @@
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { CommonMetadata, KUSTOMIZE_OVERLAY_FIELDS } from '../flux-objects.js';
 
 const CrossNamespaceRef = z.looseObject({
   kind: z.string(),
   name: z.string().min(1),
   namespace: z.string().optional(),
-});
-
-const Selector = z.looseObject({
-  group: z.string().optional(),
-  version: z.string().optional(),
-  kind: z.string().optional(),
-  name: z.string().optional(),
-  namespace: z.string().optional(),
-  labelSelector: z.string().optional(),
-  annotationSelector: z.string().optional(),
 });
 
 const CrdsPolicy = z.enum(['Skip', 'Create', 'CreateReplace']);
@@ -34,27 +25,7 @@ export const ValuesReference = z.looseObject({
 export type ValuesReference = z.infer<typeof ValuesReference>;
 
 export const PostRenderer = z.looseObject({
-  kustomize: z
-    .looseObject({
-      patches: z
-        .array(z.looseObject({ patch: z.string(), target: Selector.optional() }))
-        .optional(),
-      patchesStrategicMerge: z.array(z.unknown()).optional(),
-      patchesJson6902: z
-        .array(z.looseObject({ patch: z.array(z.unknown()), target: Selector }))
-        .optional(),
-      images: z
-        .array(
-          z.looseObject({
-            name: z.string(),
-            newName: z.string().optional(),
-            newTag: z.string().optional(),
-            digest: z.string().optional(),
-          }),
-        )
-        .optional(),
-    })
-    .optional(),
+  kustomize: z.looseObject(KUSTOMIZE_OVERLAY_FIELDS).optional(),
 });
 export type PostRenderer = z.infer<typeof PostRenderer>;
 
@@ -113,12 +84,7 @@ export const HelmRelease = z.looseObject({
     postRenderStrategy: z.string().optional(),
     valuesFrom: z.array(ValuesReference).optional(),
     values: z.record(z.string(), z.unknown()).nullable().optional(),
-    commonMetadata: z
-      .looseObject({
-        labels: z.record(z.string(), z.string()).optional(),
-        annotations: z.record(z.string(), z.string()).optional(),
-      })
-      .optional(),
+    commonMetadata: CommonMetadata.optional(),
     postRenderers: z.array(PostRenderer).optional(),
   }),
 });
