@@ -128,9 +128,23 @@ async function prepareChart(hr: HelmRelease, chart: ResolvedChart): Promise<void
   if (defaults) await replaceFile(join(chart.dir, 'values.yaml'), JSON.stringify(defaults));
   const chartFile = join(chart.dir, 'Chart.yaml');
   const meta = parseDocuments(await readFile(chartFile, 'utf8')).documents[0]?.manifest;
-  if (meta && meta['version'] !== chart.version) {
-    await replaceFile(chartFile, stringifyManifest({ ...meta, version: chart.version }));
+  const version = withValuesFilesGeneration(chart.version, files);
+  if (meta && meta['version'] !== version) {
+    await replaceFile(chartFile, stringifyManifest({ ...meta, version }));
   }
+}
+
+/**
+ * source-controller sets a chart built with valuesFiles (other than the lone default
+ * values.yaml) to `VERSION+GENERATION` of its HelmChart, so consumers notice a values
+ * change. The generation of a HelmChart helm-controller creates is 1 until its spec
+ * changes, which is what a render can know.
+ */
+function withValuesFilesGeneration(version: string, files: readonly string[]): string {
+  const effective =
+    files.length === 1 && posix.normalize(files[0] ?? '') === 'values.yaml' ? [] : files;
+  if (effective.length === 0) return version;
+  return `${version.replace(/\+.*$/, '')}+1`;
 }
 
 /**

@@ -375,23 +375,18 @@ describe('fixture repositories, rendered by the builtin engine', () => {
   });
 
   /**
-   * Known engine gap (reported, not fixed here): with spec.chart.spec.valuesFiles,
-   * source-controller repackages the chart with the HelmChart's generation as SemVer build
+   * With spec.chart.spec.valuesFiles, source-controller repackages the chart with the HelmChart's generation as SemVer build
    * metadata (helmchart_controller.go: `opts.VersionMetadata += strconv.FormatInt(obj.Generation, 10)`;
    * builder_local.go: `loadedChart.Metadata.Version = result.Version`), so templates see
-   * .Chart.Version 0.3.1+1 on a new HelmChart. fluxlens renders 0.3.1. When this starts
-   * passing, make it a plain `it`.
+   * .Chart.Version 0.3.1+1 on a new HelmChart (generation 1).
    */
-  it.fails(
-    'helm-local-chart: valuesFiles give .Chart.Version the HelmChart generation as build metadata',
-    async () => {
-      const cluster = await render('helm-local-chart');
-      const labDeploy = cluster.objects.find(
-        (o) => o.producer.name === 'echo-lab' && o.manifest['kind'] === 'Deployment',
-      );
-      expect(objectMeta(labDeploy!.manifest).labels['helm.sh/chart']).toBe('echo-0.3.1_1');
-    },
-  );
+  it('helm-local-chart: valuesFiles give .Chart.Version the HelmChart generation as build metadata', async () => {
+    const cluster = await render('helm-local-chart');
+    const labDeploy = cluster.objects.find(
+      (o) => o.producer.name === 'echo-lab' && o.manifest['kind'] === 'Deployment',
+    );
+    expect(objectMeta(labDeploy!.manifest).labels['helm.sh/chart']).toBe('echo-0.3.1_1');
+  });
 
   it('partial-failure: a Kustomization with a missing path fails alone', async () => {
     const cluster = await render('partial-failure');
