@@ -5,20 +5,19 @@
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { FluxlensError, UsageError } from '../errors.js';
-import { exportTree, resolveRevision } from '../git/export-tree.js';
-import { ToolError } from '../run-tool.js';
 import type { ProducerBuildDeps } from './build-producer.js';
 import { readConfigData } from './config-data.js';
 import { discover, type Discovery } from './discover.js';
 import type { EngineDeps, RenderEngine, RenderProgress, RenderRequest } from './engine.js';
 import { Producers } from './producers.js';
 import { mapLimit } from './map-limit.js';
+import { materializeRepository } from './materialize.js';
 import { objectMeta, type Manifest, type RenderedCluster } from './model.js';
 import { SourceIgnore } from './source-ignore.js';
 import { Sources } from './sources.js';
-import { copyTree, isDirectory } from './tree.js';
+import { isDirectory } from './tree.js';
 
 export class BuiltinEngine implements RenderEngine {
   readonly name = 'builtin' as const;
@@ -31,7 +30,9 @@ export class BuiltinEngine implements RenderEngine {
   ): Promise<RenderedCluster> {
     const workspace = await mkdtemp(join(tmpdir(), 'fluxlens-'));
     try {
-      const repoRoot = await this.materialize(request, workspace);
+      const repoRoot = await materializeRepository(this.deps.runner, request, workspace, {
+        maxFiles: this.deps.settings.maxSourceFiles,
+      });
       const entry = request.entry;
       if (!(await isDirectory(join(repoRoot, entry))))
         throw new UsageError(`entry path '${entry}' is not a folder`);
@@ -46,31 +47,6 @@ export class BuiltinEngine implements RenderEngine {
     } finally {
       await rm(workspace, { recursive: true, force: true });
     }
-  }
-
-  private async materialize(request: RenderRequest, workspace: string): Promise<string> {
-    const dest = join(workspace, 'repository');
-    const repoDir = resolve(request.repoDir);
-    if (!(await isDirectory(repoDir)))
-      throw new UsageError(`repository '${request.repoDir}' is not a folder`);
-    if (request.rev === undefined) {
-      await copyTree(repoDir, dest, {
-        mode: 'copy',
-        limits: { maxFiles: this.deps.settings.maxSourceFiles },
-      });
-    } else {
-      const rev = request.rev;
-      const sha = await resolveRevision(this.deps.runner, repoDir, rev).catch((err: unknown) => {
-        // A revision git cannot resolve is the caller's input, not a tool failure.
-        if (!(err instanceof ToolError)) throw err;
-        const reason = err.stderrTail.trim().split('\n').at(-1) ?? '';
-        throw new UsageError(
-          `cannot resolve revision '${rev}' in '${request.repoDir}'${reason ? `: ${reason}` : ''}`,
-        );
-      });
-      await exportTree(this.deps.runner, repoDir, sha, dest, workspace);
-    }
-    return dest;
   }
 
   private async renderCluster(

@@ -106,7 +106,6 @@ import { mkdtemp, readdir, readFile, realpath, rm, stat } from 'node:fs/promises
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { FluxlensError, UsageError, errorMessage } from '../errors.js';
-import { exportTree, resolveRevision } from '../git/export-tree.js';
 import { ToolError } from '../run-tool.js';
 import { discover, type FoundObject } from './discover.js';
 import type { EngineDeps, RenderEngine, RenderProgress, RenderRequest } from './engine.js';
@@ -117,6 +116,7 @@ import {
   type InflatedRelease,
   type RunOutcome,
 } from './flux-local-helm.js';
+import { materializeRepository } from './materialize.js';
 import {
   objectMeta,
   producerKey,
@@ -271,19 +271,9 @@ export class FluxLocalEngine implements RenderEngine {
 
   /** The repository as Flux would see it, in `workspace/repository`, made a git work tree. */
   private async materialize(request: RenderRequest, workspace: string): Promise<string> {
-    const dest = join(workspace, 'repository');
-    const repoDir = resolve(request.repoDir);
-    if (!(await isDirectory(repoDir)))
-      throw new UsageError(`repository '${request.repoDir}' is not a folder`);
-    if (request.rev === undefined) {
-      await copyTree(repoDir, dest, {
-        mode: 'copy',
-        limits: { maxFiles: this.deps.settings.maxSourceFiles },
-      });
-    } else {
-      const sha = await resolveRevision(this.deps.runner, repoDir, request.rev);
-      await exportTree(this.deps.runner, repoDir, sha, dest, workspace);
-    }
+    const dest = await materializeRepository(this.deps.runner, request, workspace, {
+      maxFiles: this.deps.settings.maxSourceFiles,
+    });
     // Neither copy carries .git; flux-local finds its root with `git rev-parse --show-toplevel`.
     await this.deps.runner.run('git', ['-C', dest, 'init', '--quiet'], {
       env: { GIT_CONFIG_NOSYSTEM: '1' },

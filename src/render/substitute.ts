@@ -6,7 +6,7 @@
  * are deliberate here because the goal is to predict what the cluster will render. The dialect
  * itself lives in ./envsubst/; this file wires it to Flux variables and manifests.
  */
-import { parse, stringify, YAMLParseError } from 'yaml';
+import { stringify } from 'yaml';
 import type { ScalarTag, Tags } from 'yaml';
 import { stringTag } from 'yaml/util';
 import {
@@ -17,6 +17,7 @@ import {
   toBytes,
 } from './envsubst/index.js';
 import type { ByteLookup } from './envsubst/index.js';
+import { GoYamlError, goYamlTags, parseGoYaml } from './go-yaml.js';
 
 export { envsubst, SubstitutionError } from './envsubst/index.js';
 
@@ -69,30 +70,6 @@ export function collectVariables(input: {
 // ---------------------------------------------------------------------------------------------
 
 const DISABLE_KEY = 'kustomize.toolkit.fluxcd.io/substitute';
-const MAX_ALIAS_COUNT = 1000;
-
-const INT_TAG = 'tag:yaml.org,2002:int';
-const FLOAT_TAG = 'tag:yaml.org,2002:float';
-const NON_FINITE_LITERAL = /^[-+]?\.(?:inf|Inf|INF|nan|NaN|NAN)$/;
-
-// Flux re-reads the substituted text with go-yaml v2, a YAML 1.1 reader: `yes`/`on`/`y` are
-// booleans and `0777` is octal. It does not turn timestamps or base-60 numbers such as `10:30`
-// into anything but strings, so those two 1.1 resolvers are removed. Go's ParseInt also takes
-// `0o17` and upper-case prefixes (`0X1F`), which the 1.1 schema does not know.
-const goPrefixedInt: ScalarTag = {
-  identify: () => false,
-  default: true,
-  tag: INT_TAG,
-  test: /^[-+]?0(?:[bB][01_]*[01][01_]*|[oO][0-7_]*[0-7][0-7_]*|[xX][0-9a-fA-F_]*[0-9a-fA-F][0-9a-fA-F_]*)$/,
-  resolve: (text) => {
-    const digits = text.replaceAll('_', '').toLowerCase();
-    const negative = digits.startsWith('-');
-    const magnitude = BigInt(digits.replace(/^[-+]/, ''));
-    // Beyond int64 (negative) or uint64 (positive) both Go parsers fail and the text stays.
-    if (magnitude > (negative ? 2n ** 63n : 2n ** 64n - 1n)) return text;
-    return negative ? -Number(magnitude) : Number(magnitude);
-  },
-};
 
 /** Printable and free of double quotes, so Go would not have escaped anything. */
 function isSingleQuotable(value: string): boolean {
@@ -119,32 +96,13 @@ const goQuotedString: ScalarTag = {
   },
 };
 
-/** Go's ParseFloat fails on out-of-range numbers such as `1e400`, and go-yaml keeps the text. */
-function keepOverflowAsString(tag: ScalarTag): ScalarTag {
-  return {
-    ...tag,
-    resolve: (text, onError, options) => {
-      const value = tag.resolve(text, onError, options);
-      const overflow = typeof value === 'number' && !Number.isFinite(value);
-      return overflow && !NON_FINITE_LITERAL.test(text) ? text : value;
-    },
-  };
-}
-
-const yaml11Tags = (tags: Tags): Tags => [
-  ...tags
-    .filter(
-      (tag) =>
-        typeof tag === 'string' ||
-        (tag.tag !== 'tag:yaml.org,2002:timestamp' && !('format' in tag && tag.format === 'TIME')),
-    )
-    .map((tag) => {
-      if (typeof tag === 'string' || tag.collection !== undefined) return tag;
-      if (tag.tag === stringTag.tag) return goQuotedString;
-      return tag.tag === INT_TAG || tag.tag === FLOAT_TAG ? keepOverflowAsString(tag) : tag;
-    }),
-  goPrefixedInt,
-];
+/** Flux re-reads the substituted text with go-yaml v2: write it with the tags that read it. */
+const goYamlWriteTags = (tags: Tags): Tags =>
+  goYamlTags(tags).map((tag) =>
+    typeof tag !== 'string' && tag.collection === undefined && tag.tag === stringTag.tag
+      ? goQuotedString
+      : tag,
+  );
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -173,47 +131,13 @@ function toYaml(manifest: Record<string, unknown>): string {
   // go-yaml v2 prefers, so substituted text is read back with the same quoting rules.
   return stringify(manifest, {
     schema: 'yaml-1.1',
-    customTags: yaml11Tags,
+    customTags: goYamlWriteTags,
     lineWidth: 0,
     minContentWidth: 0,
     singleQuote: true,
     blockQuote: 'literal',
     aliasDuplicateObjects: false,
   });
-}
-
-/** Describes a YAML failure by code and position only: the source excerpt may hold secrets. */
-function describeYamlFailure(error: unknown): string {
-  if (error instanceof YAMLParseError) {
-    const at = error.linePos?.[0];
-    return at ? `${error.code} at line ${at.line}, column ${at.col}` : error.code;
-  }
-  return error instanceof Error ? error.name : 'unknown error';
-}
-
-/** sigs.k8s.io/yaml's key conversion: scalars become strings, anything else is an error. */
-function jsonKey(key: unknown): string {
-  if (typeof key === 'string') return key;
-  if (typeof key === 'boolean' || typeof key === 'bigint') return String(key);
-  if (typeof key === 'number') {
-    if (Number.isNaN(key)) return '.nan';
-    if (!Number.isFinite(key)) return key > 0 ? '.inf' : '-.inf';
-    return String(key);
-  }
-  throw new Error('unsupported map key');
-}
-
-/** Converts the Map-based parse result to JSON-shaped data, as Go's YAML-to-JSON step does. */
-function toJsonShape(value: unknown): unknown {
-  if (value instanceof Map) {
-    const entries: Array<[string, unknown]> = [];
-    for (const [key, item] of value) entries.push([jsonKey(key), toJsonShape(item)]);
-    return Object.fromEntries(entries);
-  }
-  if (Array.isArray(value)) return value.map(toJsonShape);
-  // JSON has no NaN or Infinity, so Go's json.Marshal rejects `.nan` and `.inf` values.
-  if (typeof value === 'number' && !Number.isFinite(value)) throw new Error('unsupported value');
-  return value;
 }
 
 function fromYaml(text: string, where: string): Record<string, unknown> {
@@ -223,26 +147,12 @@ function fromYaml(text: string, where: string): Record<string, unknown> {
   // go-yaml treats a lone CR as a line break; it can only come from a substituted value
   // (a CRLF Secret keeps its CR), since the serialiser escapes CRs in existing strings.
   const source = fromBytes(text).replace(/\r\n?/g, '\n');
-  let parsed: unknown;
-  try {
-    parsed = parse(source, {
-      schema: 'yaml-1.1',
-      customTags: yaml11Tags,
-      merge: true,
-      uniqueKeys: false,
-      mapAsMap: true,
-      logLevel: 'error',
-      maxAliasCount: MAX_ALIAS_COUNT,
-    });
-  } catch (error) {
-    // YAML errors quote the offending source line, which may hold a secret: keep only the code.
-    throw fail(`YAMLToJSON: ${describeYamlFailure(error)}`);
-  }
   let value: unknown;
   try {
-    value = toJsonShape(parsed);
+    [value] = parseGoYaml(source);
   } catch (error) {
-    throw fail(`YAMLToJSON: ${(error as Error).message}`);
+    if (!(error instanceof GoYamlError)) throw error;
+    throw fail(`YAMLToJSON: ${error.message}`);
   }
   if (!isRecord(value)) throw fail('UnmarshalJSON: substituted object is not a mapping');
   return value;

@@ -6,9 +6,8 @@
  */
 import { readFile, realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, posix, relative } from 'node:path';
-import { parseAllDocuments } from 'yaml';
-import type { Document, ScalarTag, Tags, YAMLParseError } from 'yaml';
 import { sopsPlaceholder } from '../config-data.js';
+import { GoYamlError, parseGoYaml } from '../go-yaml.js';
 import type { HelmRelease, ValuesReference } from './helm-release.js';
 import { isTree, parseSet, put, StrvalsError } from './strvals.js';
 
@@ -30,7 +29,6 @@ export type ConfigLookup = (
 type Values = Record<string, unknown>;
 
 const DEFAULT_VALUES_KEY = 'values.yaml';
-const MAX_ALIAS_COUNT = 1000;
 
 /**
  * The HelmRelease CRD's validation of valuesFrom (fluxcd/pkg/apis/meta ValuesReference): the
@@ -59,116 +57,15 @@ function cloneValues(value: unknown): unknown {
   return out;
 }
 
-// ---------------------------------------------------------------------------------------------
-// YAML as sigs.k8s.io/yaml reads it: go-yaml v2 (YAML 1.1 booleans and octals, no base-60
-// numbers, timestamps left as strings), then JSON (string keys, no NaN or Infinity).
-// ---------------------------------------------------------------------------------------------
-
-const INT_TAG = 'tag:yaml.org,2002:int';
-const FLOAT_TAG = 'tag:yaml.org,2002:float';
-const NON_FINITE_LITERAL = /^[-+]?\.(?:inf|Inf|INF|nan|NaN|NAN)$/;
-
-/** Go's ParseInt also reads `0o17` and upper-case prefixes such as `0X1F`. */
-const goPrefixedInt: ScalarTag = {
-  identify: () => false,
-  default: true,
-  tag: INT_TAG,
-  test: /^[-+]?0(?:[bB][01_]*[01][01_]*|[oO][0-7_]*[0-7][0-7_]*|[xX][0-9a-fA-F_]*[0-9a-fA-F][0-9a-fA-F_]*)$/,
-  resolve: (text) => {
-    const digits = text.replaceAll('_', '').toLowerCase();
-    const negative = digits.startsWith('-');
-    const magnitude = BigInt(digits.replace(/^[-+]/, ''));
-    if (magnitude > (negative ? 2n ** 63n : 2n ** 64n - 1n)) return text;
-    return negative ? -Number(magnitude) : Number(magnitude);
-  },
-};
-
-/** Go's ParseFloat fails on out-of-range numbers such as `1e400`, and go-yaml keeps the text. */
-function keepOverflowAsString(tag: ScalarTag): ScalarTag {
-  return {
-    ...tag,
-    resolve: (text, onError, options) => {
-      const value = tag.resolve(text, onError, options);
-      const overflow = typeof value === 'number' && !Number.isFinite(value);
-      return overflow && !NON_FINITE_LITERAL.test(text) ? text : value;
-    },
-  };
-}
-
-const goYamlTags = (tags: Tags): Tags => [
-  ...tags
-    .filter(
-      (tag) =>
-        typeof tag === 'string' ||
-        (tag.tag !== 'tag:yaml.org,2002:timestamp' && tag.format !== 'TIME'),
-    )
-    .map((tag) =>
-      typeof tag !== 'string' &&
-      tag.collection === undefined &&
-      (tag.tag === INT_TAG || tag.tag === FLOAT_TAG)
-        ? keepOverflowAsString(tag)
-        : tag,
-    ),
-  goPrefixedInt,
-];
-
-class InvalidYaml extends Error {}
-
-function jsonKey(key: unknown): string {
-  if (typeof key === 'string') return key;
-  if (typeof key === 'number' || typeof key === 'boolean' || typeof key === 'bigint')
-    return String(key);
-  throw new InvalidYaml('unsupported map key');
-}
-
-function toJsonShape(value: unknown): unknown {
-  if (value instanceof Map) {
-    const out: Values = {};
-    for (const [key, item] of value) put(out, jsonKey(key), toJsonShape(item));
-    return out;
-  }
-  if (Array.isArray(value)) return value.map(toJsonShape);
-  if (value instanceof Uint8Array) return Buffer.from(value).toString('utf8');
-  if (typeof value === 'number' && !Number.isFinite(value))
-    throw new InvalidYaml('unsupported value');
-  return value;
-}
-
-/** Positions only: a YAML error excerpt quotes the source, which may hold secrets. */
-function describeYamlError(error: YAMLParseError): string {
-  const at = error.linePos?.[0];
-  return at ? `${error.code} at line ${at.line}, column ${at.col}` : error.code;
-}
-
-function documentValue(doc: Document.Parsed): unknown {
-  const first = doc.errors[0];
-  if (first) throw new InvalidYaml(describeYamlError(first));
-  try {
-    return toJsonShape(doc.toJS({ mapAsMap: true, maxAliasCount: MAX_ALIAS_COUNT }));
-  } catch (error) {
-    // The yaml package reports an alias-count overflow as a ReferenceError.
-    if (error instanceof ReferenceError) throw new InvalidYaml('too many aliases');
-    throw error;
-  }
-}
-
 /**
  * YAML values as Go reads them: sigs.k8s.io/yaml takes the first document, Helm's chart
- * loader merges them all. Throws InvalidYaml with a code and position, never content.
+ * loader merges them all. Throws GoYamlError with a code and position, never content.
  */
 function readYaml(text: string, allDocuments: boolean): Values {
-  const docs = parseAllDocuments(text, {
-    schema: 'yaml-1.1',
-    customTags: goYamlTags,
-    merge: true,
-    uniqueKeys: false,
-    logLevel: 'error',
-  });
   let merged: Values = {};
-  for (const doc of (Array.isArray(docs) ? docs : []).slice(0, allDocuments ? undefined : 1)) {
-    const value = documentValue(doc);
+  for (const value of parseGoYaml(text, { allDocuments })) {
     if (value !== null && value !== undefined && !isTree(value)) {
-      throw new InvalidYaml('not a mapping');
+      throw new GoYamlError('not a mapping');
     }
     merged = mergeMaps(merged, isTree(value) ? value : undefined);
   }
@@ -223,7 +120,7 @@ function readRefYaml(text: string, where: string): Values {
   try {
     return readYaml(text, false);
   } catch (error) {
-    if (!(error instanceof InvalidYaml)) throw error;
+    if (!(error instanceof GoYamlError)) throw error;
     throw new ValuesError(`${where}: the value is not valid YAML (${error.message})`);
   }
 }
@@ -329,7 +226,7 @@ async function readValuesFile(
   try {
     return readYaml(await readFile(file, 'utf8'), allDocuments);
   } catch (error) {
-    if (error instanceof InvalidYaml) {
+    if (error instanceof GoYamlError) {
       throw new ValuesError(`values file '${reference}' is not valid YAML (${error.message})`);
     }
     throw error;
