@@ -17,14 +17,10 @@ import {
 } from './cli-options.js';
 import { loadConfig } from './config.js';
 import { errorMessage, FluxlensError, SetupError, UsageError } from './errors.js';
-import type { ResolvedRevisions } from './git/merge-base.js';
-import { repositoryUrl } from './git/remote-url.js';
+import { repositoryUrl, type ResolvedRevisions } from './git/index.js';
 import { runAnalysis, type AnalysisProgress } from './pipeline.js';
 import { createEngine, renderToJson, renderToYaml, type RenderProgress } from './render/index.js';
-import { renderHtml } from './report/html.js';
-import { renderJson } from './report/json.js';
-import { renderMarkdown } from './report/markdown.js';
-import { renderText } from './report/text.js';
+import { renderHtml, renderJson, renderMarkdown, renderText } from './report/index.js';
 import { failsOn } from './risk/policy.js';
 
 const USAGE = `Usage: fluxlens <command> [options]

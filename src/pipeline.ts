@@ -9,8 +9,12 @@ import { ANALYSIS_SCHEMA_VERSION } from './analysis.js';
 import { diffClusters, redactText } from './diff/index.js';
 import type { ClusterDiff, ResourceChange } from './diff/types.js';
 import { FluxlensError, UsageError } from './errors.js';
-import { resolveRevisions, type ResolvedRevisions } from './git/merge-base.js';
-import { readFileAtRevision, treeEntry } from './git/read-file.js';
+import {
+  readFileAtRevision,
+  resolveRevisions,
+  treeEntry,
+  type ResolvedRevisions,
+} from './git/index.js';
 import {
   producerKey,
   toRef,

@@ -1,0 +1,10 @@
+/**
+ * report/ turns one AnalysisResult into what people read: the PR comment (Markdown), the
+ * check run, JSON, terminal text and an HTML page. Pure and deterministic; it must not
+ * render, diff, judge or publish, and it only ever sees redacted data.
+ */
+export { annotationBatches, renderCheckRun, type CheckRunOutput } from './check-run.js';
+export { renderHtml } from './html.js';
+export { renderJson } from './json.js';
+export { renderMarkdown } from './markdown.js';
+export { renderText } from './text.js';
