@@ -5,6 +5,11 @@
  * what flux-local decides is which Kustomizations exist, with which spec, and the values
  * they substitute.
  *
+ * This file runs flux-local and wires the steps; it must not parse flux-local's output or
+ * messages itself. Beside it: flux-local-sources.ts (--sources), flux-local-output.ts
+ * (`get ks` table, `build ks` objects), flux-local-failure.ts (what a failed run reports),
+ * flux-local-producers.ts (Kustomization producers) and flux-local-helm.ts (HelmReleases).
+ *
  * Commands (run in a scratch copy of the repository, never in the user's folder):
  *   flux-local get ks -A --path ENTRY [--sources ...]
  *       the Kustomizations flux-local selects (a NAMESPACE/NAME/PATH table; `get ks` has
@@ -109,67 +114,26 @@ import { FluxlensError, UsageError, errorMessage } from '../errors.js';
 import { ToolError } from '../run-tool.js';
 import { discover, type FoundObject } from './discover.js';
 import type { EngineDeps, RenderEngine, RenderProgress, RenderRequest } from './engine.js';
+import { cleanMessage, failedRun } from './flux-local-failure.js';
+import { inflateReleases, releasesIn, type RunOutcome } from './flux-local-helm.js';
 import {
-  describeRelease,
-  inflateReleases,
-  releasesIn,
-  type InflatedRelease,
-  type RunOutcome,
-} from './flux-local-helm.js';
+  assembleCluster,
+  parseKustomizationTable,
+  stripIndexAnnotations,
+  withReleases,
+} from './flux-local-output.js';
+import { DEFAULT_NAMESPACE, refOf, releaseRefOf, type Workspace } from './flux-local-producers.js';
+import { mapSources, sourcesArgs } from './flux-local-sources.js';
 import { materializeRepository } from './materialize.js';
-import {
-  objectMeta,
-  producerKey,
-  type Manifest,
-  type Producer,
-  type ProducerRef,
-  type RenderedCluster,
-  type RenderedObject,
-  type RenderError,
-} from './model.js';
+import { producerKey, type RenderedCluster } from './model.js';
 import { SourceIgnore } from './source-ignore.js';
-import { normalizeFluxPath, type SourceMapping } from './sources.js';
-import { copyTree, isDirectory } from './tree.js';
+import { isDirectory } from './tree.js';
 import { parseDocuments } from './yaml.js';
 
-const OWNER_NAME_LABEL = 'kustomize.toolkit.fluxcd.io/name';
-const OWNER_NAMESPACE_LABEL = 'kustomize.toolkit.fluxcd.io/namespace';
-/** Annotations kustomize's kio adds when flux-local pipes output through `kustomize cfg grep`. */
-export const FLUX_LOCAL_STRIPPED_ANNOTATIONS = [
-  'config.kubernetes.io/index',
-  'internal.config.kubernetes.io/index',
-] as const;
-/** Where errors go that flux-local does not tie to one Kustomization. */
-export const FLUX_LOCAL_RUN: ProducerRef = {
-  kind: 'Kustomization',
-  namespace: '',
-  name: 'flux-local',
-};
-const RUN_KEY = producerKey(FLUX_LOCAL_RUN);
-const DEFAULT_NAMESPACE = 'default';
-const MAX_SCAN_BYTES = 4 * 1024 * 1024;
-
-interface ListedKustomization {
-  namespace: string;
-  name: string;
-  /** flux-local's path: repository-relative, or absolute inside a mapped source copy. */
-  path: string;
-}
-
-interface MappedSource {
-  key: string;
-  /** Absolute folder handed to flux-local, or undefined when it is the repository itself. */
-  root: string | undefined;
-}
-
-interface Workspace {
-  dir: string;
-  repoRoot: string;
-  files: Map<string, FoundObject>;
-  /** HelmReleases written under the entry, by producer key; empty unless helm is enabled. */
-  releaseFiles: Map<string, FoundObject>;
-  mapped: MappedSource[];
-}
+// Re-exported so that users of the engine keep one import for its names.
+export { namedKustomizations } from './flux-local-failure.js';
+export { FLUX_LOCAL_STRIPPED_ANNOTATIONS, parseKustomizationTable } from './flux-local-output.js';
+export { FLUX_LOCAL_RUN } from './flux-local-producers.js';
 
 export class FluxLocalEngine implements RenderEngine {
   readonly name = 'flux-local' as const;
@@ -184,35 +148,15 @@ export class FluxLocalEngine implements RenderEngine {
     await this.deps.runner.resolve('flux-local');
     const dir = await mkdtemp(join(tmpdir(), 'fluxlens-fl-'));
     try {
-      const repoRoot = await this.materialize(request, dir);
-      const entry = await checkEntry(repoRoot, request.entry);
-      const found = await discover(repoRoot, entry, await SourceIgnore.load(repoRoot));
-      if (found.kustomizations.length === 0 && found.helmReleases.length === 0) {
-        throw new FluxlensError(
-          'no-flux-objects',
-          `no Flux Kustomization or HelmRelease found under '${entry}'`,
-        );
-      }
-      const files = new Map<string, FoundObject>();
-      for (const item of found.kustomizations) {
-        const key = producerKey(refOf(item.manifest, DEFAULT_NAMESPACE));
-        if (!files.has(key)) files.set(key, item);
-      }
-      const releaseFiles = new Map<string, FoundObject>();
-      for (const item of this.deps.settings.helm.enabled ? found.helmReleases : []) {
-        const key = producerKey(releaseRefOf(item.manifest));
-        if (!releaseFiles.has(key)) releaseFiles.set(key, item);
-      }
-      const mapped = await this.mapSources(request.sources, request.repoDir, dir);
-      const ws: Workspace = { dir, repoRoot, files, releaseFiles, mapped };
-      const sourceArgs = await this.sourcesArgs(ws);
+      const { ws, entry } = await this.workspace(request, dir);
+      const sourceArgs = await sourcesArgs(ws, this.deps.settings.maxSourceFiles);
       const tools = await this.toolVersions();
 
       const listing = await this.run(ws, ['get', 'ks', '-A', '--path', entry, ...sourceArgs]);
       if (!listing.ok) return failedRun(ws, [], listing.message, tools);
       const listed = parseKustomizationTable(listing.stdout);
       onProgress?.({ done: 0, total: listed.length });
-      if (listed.length === 0) return withReleases(ws, this.assemble(ws, listed, [], tools), []);
+      if (listed.length === 0) return withReleases(ws, assembleCluster(ws, listed, [], tools), []);
 
       // --output-file: flux-local opens /dev/stdout by name, which fails when stdout is a socket.
       const outputFile = join(dir, 'build.yaml');
@@ -235,7 +179,7 @@ export class FluxLocalEngine implements RenderEngine {
       if (parsed.error !== undefined) {
         return failedRun(ws, listed, `unreadable flux-local output: ${parsed.error}`, tools);
       }
-      const cluster = this.assemble(
+      const cluster = assembleCluster(
         ws,
         listed,
         parsed.documents.map((d) => d.manifest),
@@ -245,28 +189,77 @@ export class FluxLocalEngine implements RenderEngine {
         onProgress?.({ done: listed.length, total: listed.length });
         return cluster;
       }
-      const releases = releasesIn(cluster.objects);
-      const total = listed.length + releases.length;
-      let done = listed.length;
-      onProgress?.({ done, total });
-      const inflated = await inflateReleases(
-        {
-          settings: this.deps.settings,
-          repoRoot: ws.repoRoot,
-          scratch: dir,
-          entry,
-          sourceArgs,
-          run: (args, env) => this.run(ws, args, env),
-          readOutput: (file) => this.readOutput(file),
-          clean: stripIndexAnnotations,
-        },
-        releases,
-        () => onProgress?.({ done: ++done, total }),
-      );
-      return withReleases(ws, cluster, inflated);
+      return await this.inflate(ws, entry, sourceArgs, cluster, listed.length, onProgress);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  }
+
+  /**
+   * The repository materialized in `dir`, the Kustomizations (and, with helm, HelmReleases)
+   * written under the entry, reported even when flux-local does not select them, and the
+   * `--source` folders copied for flux-local.
+   */
+  private async workspace(
+    request: RenderRequest,
+    dir: string,
+  ): Promise<{ ws: Workspace; entry: string }> {
+    const repoRoot = await this.materialize(request, dir);
+    const entry = await checkEntry(repoRoot, request.entry);
+    const found = await discover(repoRoot, entry, await SourceIgnore.load(repoRoot));
+    if (found.kustomizations.length === 0 && found.helmReleases.length === 0) {
+      throw new FluxlensError(
+        'no-flux-objects',
+        `no Flux Kustomization or HelmRelease found under '${entry}'`,
+      );
+    }
+    const files = new Map<string, FoundObject>();
+    for (const item of found.kustomizations) {
+      const key = producerKey(refOf(item.manifest, DEFAULT_NAMESPACE));
+      if (!files.has(key)) files.set(key, item);
+    }
+    const releaseFiles = new Map<string, FoundObject>();
+    for (const item of this.deps.settings.helm.enabled ? found.helmReleases : []) {
+      const key = producerKey(releaseRefOf(item.manifest));
+      if (!releaseFiles.has(key)) releaseFiles.set(key, item);
+    }
+    const mapped = await mapSources(
+      request.sources,
+      request.repoDir,
+      dir,
+      this.deps.settings.maxSourceFiles,
+    );
+    return { ws: { dir, repoRoot, files, releaseFiles, mapped }, entry };
+  }
+
+  /** Adds the HelmReleases of the `build ks` output, one flux-local run each. */
+  private async inflate(
+    ws: Workspace,
+    entry: string,
+    sourceArgs: readonly string[],
+    cluster: RenderedCluster,
+    built: number,
+    onProgress?: (p: RenderProgress) => void,
+  ): Promise<RenderedCluster> {
+    const releases = releasesIn(cluster.objects);
+    const total = built + releases.length;
+    let done = built;
+    onProgress?.({ done, total });
+    const inflated = await inflateReleases(
+      {
+        settings: this.deps.settings,
+        repoRoot: ws.repoRoot,
+        scratch: ws.dir,
+        entry,
+        sourceArgs,
+        run: (args, env) => this.run(ws, args, env),
+        readOutput: (file) => this.readOutput(file),
+        clean: stripIndexAnnotations,
+      },
+      releases,
+      () => onProgress?.({ done: ++done, total }),
+    );
+    return withReleases(ws, cluster, inflated);
   }
 
   /** The repository as Flux would see it, in `workspace/repository`, made a git work tree. */
@@ -279,65 +272,6 @@ export class FluxLocalEngine implements RenderEngine {
       env: { GIT_CONFIG_NOSYSTEM: '1' },
     });
     return realpath(dest);
-  }
-
-  /** Copies each `--source NAME=DIR` folder into the workspace, as the builtin engine does. */
-  private async mapSources(
-    mappings: readonly SourceMapping[],
-    repoDir: string,
-    workspace: string,
-  ): Promise<MappedSource[]> {
-    const repoReal = await realpath(resolve(repoDir));
-    const out: MappedSource[] = [];
-    for (const [i, m] of mappings.entries()) {
-      const parts = m.key.split('/');
-      // flux-local takes NAME or NAMESPACE/NAME; KIND/NAMESPACE/NAME loses its kind.
-      const key = parts.length === 3 ? `${parts[1]}/${parts[2]}` : m.key;
-      if (parts.length > 3 || parts.some((p) => p === '') || /[,=\s]/.test(key)) {
-        throw new UsageError(`source mapping '${m.key}' cannot be passed to flux-local`);
-      }
-      const dir = resolve(m.dir);
-      if (!(await isDirectory(dir)))
-        throw new UsageError(`source '${m.key}': '${m.dir}' is not a folder`);
-      if ((await realpath(dir)) === repoReal) {
-        out.push({ key, root: undefined });
-        continue;
-      }
-      const root = join(workspace, `source-${i}`);
-      await copyTree(dir, root, {
-        mode: 'copy',
-        limits: { maxFiles: this.deps.settings.maxSourceFiles },
-      });
-      const real = await realpath(root);
-      if (/[,=]/.test(real))
-        throw new UsageError(`temporary folder '${real}' cannot be passed to flux-local`);
-      out.push({ key, root: real });
-    }
-    return out;
-  }
-
-  /**
-   * Once --sources is given, flux-local keeps only Kustomizations whose source is listed,
-   * so every GitRepository the repository's Kustomizations name is listed too (without a
-   * folder: flux-local then reads it from the repository, as it does without --sources).
-   */
-  private async sourcesArgs(ws: Workspace): Promise<string[]> {
-    if (ws.mapped.length === 0) return [];
-    const items = ws.mapped.map((m) => `${m.key}=${m.root ?? '.'}`);
-    const mappedNames = new Set(ws.mapped.map((m) => m.key.split('/').pop()));
-    const gitNames = new Set<string>();
-    for (const manifest of await kustomizationsIn(ws.repoRoot, this.deps.settings.maxSourceFiles)) {
-      const ref = sourceRefOf(manifest);
-      if (
-        ref &&
-        ref.kind === 'GitRepository' &&
-        !mappedNames.has(ref.name) &&
-        !/[,=/\s]/.test(ref.name)
-      ) {
-        gitNames.add(ref.name);
-      }
-    }
-    return ['--sources', [...items, ...[...gitNames].sort()].join(',')];
   }
 
   private async run(
@@ -370,61 +304,6 @@ export class FluxLocalEngine implements RenderEngine {
     return { text: await readFile(file, 'utf8') };
   }
 
-  private assemble(
-    ws: Workspace,
-    listed: readonly ListedKustomization[],
-    manifests: readonly Manifest[],
-    tools: Record<string, string>,
-  ): RenderedCluster {
-    const rendered = new Map<string, { manifest: Manifest; parent: ProducerRef }>();
-    const objects: RenderedObject[] = [];
-    let unowned = 0;
-    for (const manifest of manifests) {
-      stripIndexAnnotations(manifest);
-      const meta = objectMeta(manifest);
-      const name = meta.labels[OWNER_NAME_LABEL];
-      const namespace = meta.labels[OWNER_NAMESPACE_LABEL];
-      const owned = name !== undefined && namespace !== undefined;
-      const owner: ProducerRef = owned
-        ? { kind: 'Kustomization', namespace, name }
-        : { ...FLUX_LOCAL_RUN };
-      if (!owned) unowned++;
-      objects.push({ producer: owner, manifest });
-      if (isKustomization(manifest) && meta.name !== '') {
-        const key = producerKey(refOf(manifest, owner.namespace));
-        if (!rendered.has(key)) rendered.set(key, { manifest, parent: owner });
-      }
-    }
-
-    const producers = new Map<string, Producer>();
-    for (const ks of listed) {
-      const ref: ProducerRef = { kind: 'Kustomization', namespace: ks.namespace, name: ks.name };
-      producers.set(producerKey(ref), describe(ws, ref, rendered, ks.path));
-    }
-    // Owners flux-local did not list (it lists what it builds, so this is defensive).
-    for (const o of objects) {
-      const key = producerKey(o.producer);
-      if (key !== RUN_KEY && !producers.has(key))
-        producers.set(key, describe(ws, o.producer, rendered));
-    }
-    // Kustomizations written under the entry that flux-local did not select.
-    for (const [key, item] of ws.files) {
-      if (producers.has(key)) continue;
-      const producer = describe(ws, refOf(item.manifest, DEFAULT_NAMESPACE), rendered);
-      producer.skipped = notSelectedReason(producer.source);
-      producers.set(key, producer);
-    }
-
-    const errors: RenderError[] = [];
-    if (unowned > 0) {
-      errors.push({
-        producer: { ...FLUX_LOCAL_RUN },
-        message: `flux-local output has ${unowned} object(s) without the ${OWNER_NAME_LABEL} and ${OWNER_NAMESPACE_LABEL} labels`,
-      });
-    }
-    return { producers: sortProducers(producers), objects, errors, tools };
-  }
-
   private async toolVersions(): Promise<Record<string, string>> {
     const tools: Record<string, string> = {
       'flux-local': await fluxLocalVersion(await this.deps.runner.resolve('flux-local')),
@@ -450,27 +329,6 @@ export class FluxLocalEngine implements RenderEngine {
     }
     return tools;
   }
-}
-
-/** Every Flux Kustomization written in the tree's YAML files (a quick text filter first). */
-async function kustomizationsIn(root: string, maxFiles: number): Promise<Manifest[]> {
-  const out: Manifest[] = [];
-  let files = 0;
-  const walk = async (dir: string): Promise<void> => {
-    for (const e of await readdir(dir, { withFileTypes: true })) {
-      const path = join(dir, e.name);
-      if (e.isDirectory() && e.name !== '.git') await walk(path);
-      else if (e.isFile() && /\.ya?ml$/.test(e.name) && ++files <= maxFiles) {
-        if ((await stat(path)).size > MAX_SCAN_BYTES) continue;
-        const text = await readFile(path, 'utf8');
-        if (!text.includes('kustomize.toolkit.fluxcd.io')) continue;
-        for (const { manifest } of parseDocuments(text).documents)
-          if (isKustomization(manifest)) out.push(manifest);
-      }
-    }
-  };
-  await walk(root);
-  return out;
 }
 
 async function checkEntry(repoRoot: string, entry: string): Promise<string> {
@@ -509,281 +367,4 @@ export async function fluxLocalVersion(executable: string): Promise<string> {
     // fall through
   }
   return 'unknown';
-}
-
-/** Parses `get ks -A` output: a table whose columns are padded to a common width. */
-export function parseKustomizationTable(stdout: string): ListedKustomization[] {
-  const lines = stdout.split('\n');
-  const headerAt = lines.findIndex((l) => /^(CLUSTER\s+)?NAMESPACE\s+NAME\s+PATH\b/.test(l));
-  if (headerAt < 0) return [];
-  const header = lines[headerAt]!;
-  const columns = [...header.matchAll(/\S+/g)].map((m) => ({ name: m[0], start: m.index }));
-  const out: ListedKustomization[] = [];
-  for (const line of lines.slice(headerAt + 1)) {
-    if (line.trim() === '') continue;
-    const cell = (name: string): string => {
-      const i = columns.findIndex((c) => c.name === name);
-      const start = columns[i]!.start;
-      const end = i + 1 < columns.length ? columns[i + 1]!.start : line.length;
-      return i + 1 < columns.length ? line.slice(start, end).trim() : line.slice(start).trimEnd();
-    };
-    const namespace = cell('NAMESPACE');
-    const name = cell('NAME');
-    if (namespace && name) out.push({ namespace, name, path: cell('PATH') });
-  }
-  return out;
-}
-
-/**
- * The Producers to report when flux-local failed: an error on each Kustomization its
- * message names (or on FLUX_LOCAL_RUN), every other one skipped.
- */
-function failedRun(
-  ws: Workspace,
-  listed: readonly ListedKustomization[],
-  message: string,
-  tools: Record<string, string>,
-): RenderedCluster {
-  const named = namedKustomizations(message);
-  const producers = new Map<string, Producer>();
-  for (const ks of listed) {
-    const ref: ProducerRef = { kind: 'Kustomization', namespace: ks.namespace, name: ks.name };
-    producers.set(producerKey(ref), describe(ws, ref, new Map(), ks.path));
-  }
-  for (const [key, item] of ws.files) {
-    if (!producers.has(key))
-      producers.set(key, describe(ws, refOf(item.manifest, DEFAULT_NAMESPACE), new Map()));
-  }
-  for (const ref of named) {
-    const key = producerKey(ref);
-    if (!producers.has(key)) producers.set(key, describe(ws, ref, new Map()));
-  }
-  for (const [key, item] of ws.releaseFiles) {
-    const ref = releaseRefOf(item.manifest);
-    producers.set(key, describeRelease(ref, item.manifest, { file: item.file, line: item.line }));
-  }
-  const culprit =
-    named.length > 0 ? named.map((r) => `${r.namespace}/${r.name}`).join(', ') : undefined;
-  const errors: RenderError[] = [];
-  for (const producer of producers.values()) {
-    if (named.some((r) => producerKey(r) === producerKey(producer))) {
-      producer.error = message;
-      errors.push(withFile({ producer: refOnly(producer), message }, producer));
-    } else {
-      producer.skipped = culprit
-        ? `not rendered: flux-local stops the whole run at the error in Kustomization ${culprit}`
-        : 'not rendered: flux-local failed (see the error on flux-local)';
-    }
-  }
-  if (named.length === 0) errors.push({ producer: { ...FLUX_LOCAL_RUN }, message });
-  return { producers: sortProducers(producers), objects: [], errors, tools };
-}
-
-/**
- * Adds the inflated HelmReleases: their producers, chart objects and errors; and, as
- * skipped, the HelmReleases written under the entry that no built Kustomization applies
- * (flux-local inflates only those).
- */
-function withReleases(
-  ws: Workspace,
-  cluster: RenderedCluster,
-  inflated: readonly InflatedRelease[],
-): RenderedCluster {
-  const producers = new Map(cluster.producers.map((p) => [producerKey(p), p]));
-  const objects = [...cluster.objects];
-  const errors = [...cluster.errors];
-  for (const release of inflated) {
-    producers.set(producerKey(release.producer), release.producer);
-    objects.push(...release.objects);
-    if (release.error) errors.push(release.error);
-  }
-  const names = new Set(inflated.map((r) => r.producer.name));
-  for (const [key, item] of ws.releaseFiles) {
-    const ref = releaseRefOf(item.manifest);
-    // A parent may have moved it to another namespace: then it did render, under that key.
-    if (producers.has(key) || names.has(ref.name)) continue;
-    const producer = describeRelease(ref, item.manifest, { file: item.file, line: item.line });
-    producer.skipped =
-      'flux-local inflates only HelmReleases that a Kustomization it builds applies';
-    producers.set(key, producer);
-  }
-  return { ...cluster, producers: sortProducers(producers), objects, errors };
-}
-
-/** The Kustomizations a flux-local error message blames, in order of appearance. */
-export function namedKustomizations(message: string): ProducerRef[] {
-  const found: { at: number; ref: ProducerRef }[] = [];
-  const add = (at: number, namespace: string, name: string): void => {
-    found.push({ at, ref: { kind: 'Kustomization', namespace, name } });
-  };
-  for (const m of message.matchAll(/(?:Kustomization|Fluxtomization) '([^'/\s]+)\/([^'\s]+)'/g))
-    add(m.index, m[1]!, m[2]!);
-  for (const m of message.matchAll(/flux build ks ([^\s']+)[^\n']*?--namespace ([^\s']+)/g))
-    add(m.index, m[2]!, m[1]!);
-  for (const m of message.matchAll(/multiple Fluxtomizations with the same name: \[([^\]]*)\]/g)) {
-    for (const item of m[1]!.matchAll(/'([^'/\s]+)\/([^'\s]+)'/g)) add(m.index, item[1]!, item[2]!);
-  }
-  found.sort((a, b) => a.at - b.at);
-  const out: ProducerRef[] = [];
-  for (const { ref } of found)
-    if (!out.some((r) => producerKey(r) === producerKey(ref))) out.push(ref);
-  return out;
-}
-
-/** flux-local's last error line(s), with scratch paths made repository-relative. */
-function cleanMessage(raw: string, ws: Workspace): string {
-  let text = raw;
-  const at = text.lastIndexOf('flux-local error:');
-  if (at >= 0) text = text.slice(at + 'flux-local error:'.length);
-  // A mapped source's copy becomes `KEY:path`, the scratch repository the repository root.
-  const prefixes: [string, string][] = [
-    ...ws.mapped.flatMap((m): [string, string][] =>
-      m.root === undefined ? [] : [[m.root, `${m.key}:`]],
-    ),
-    [ws.repoRoot, ''],
-    [ws.dir, ''],
-  ];
-  for (const [from, to] of prefixes) {
-    text = text
-      .split(`${from}/`)
-      .join(to)
-      .split(from)
-      .join(to === '' ? '.' : `${to}.`);
-  }
-  return `flux-local: ${text.trim()}`;
-}
-
-function describe(
-  ws: Workspace,
-  ref: ProducerRef,
-  rendered: ReadonlyMap<string, { manifest: Manifest; parent: ProducerRef }>,
-  listedPath?: string,
-): Producer {
-  const key = producerKey(ref);
-  const file = ws.files.get(key);
-  const fromParent = rendered.get(key);
-  // flux-local reads Kustomizations under --path from their files first.
-  const manifest = file?.manifest ?? fromParent?.manifest;
-  const spec = asRecord(manifest?.['spec']);
-  const sourceRef = manifest ? sourceRefOf(manifest) : undefined;
-  const dependsOn = Array.isArray(spec['dependsOn'])
-    ? (spec['dependsOn'] as unknown[]).map(asRecord)
-    : [];
-  const producer: Producer = {
-    ...refOnly(ref),
-    path:
-      listedPath !== undefined ? sourcePath(ws, listedPath) : normalizeFluxPath(str(spec['path'])),
-    source: sourceRef
-      ? `${sourceRef.kind}/${sourceRef.namespace ?? ref.namespace}/${sourceRef.name}`
-      : '',
-    suspend: spec['suspend'] === true,
-    prune: spec['prune'] === true,
-    dependsOn: dependsOn
-      .filter((d) => typeof d['name'] === 'string')
-      .map((d) => ({
-        kind: 'Kustomization' as const,
-        namespace: str(d['namespace']) ?? ref.namespace,
-        name: d['name'] as string,
-      })),
-    definedIn: file
-      ? { file: file.file, line: file.line }
-      : fromParent && ![key, RUN_KEY].includes(producerKey(fromParent.parent))
-        ? { parent: fromParent.parent }
-        : { file: '' },
-  };
-  return producer;
-}
-
-/** flux-local's path (repository-relative, or inside a mapped source copy) as a path in its source. */
-function sourcePath(ws: Workspace, path: string): string {
-  for (const m of ws.mapped) {
-    if (m.root !== undefined && (path === m.root || path.startsWith(`${m.root}/`))) {
-      return normalizeFluxPath(path.slice(m.root.length));
-    }
-  }
-  return normalizeFluxPath(path);
-}
-
-function notSelectedReason(source: string): string {
-  const kind = source.split('/')[0];
-  if (kind && kind !== 'GitRepository') {
-    const name = source.split('/').pop() ?? '';
-    return `flux-local does not render ${kind} sources without a mapping (use --source ${name}=DIR)`;
-  }
-  return 'flux-local did not select this Kustomization';
-}
-
-function stripIndexAnnotations(manifest: Manifest): void {
-  const strip = (metadata: unknown): void => {
-    const meta = asRecord(metadata);
-    const annotations = meta['annotations'];
-    if (!annotations || typeof annotations !== 'object' || Array.isArray(annotations)) return;
-    const map = annotations as Record<string, unknown>;
-    for (const key of FLUX_LOCAL_STRIPPED_ANNOTATIONS) delete map[key];
-    if (Object.keys(map).length === 0) delete meta['annotations'];
-  };
-  strip(manifest['metadata']);
-  strip(asRecord(asRecord(manifest['spec'])['template'])['metadata']);
-  if (manifest['kind'] === 'List' && Array.isArray(manifest['items'])) {
-    for (const item of manifest['items']) strip(asRecord(item)['metadata']);
-  }
-}
-
-function isKustomization(manifest: Manifest): boolean {
-  const apiVersion = manifest['apiVersion'];
-  return (
-    manifest['kind'] === 'Kustomization' &&
-    typeof apiVersion === 'string' &&
-    apiVersion.startsWith('kustomize.toolkit.fluxcd.io/')
-  );
-}
-
-function refOf(manifest: Manifest, fallbackNamespace: string): ProducerRef {
-  const meta = objectMeta(manifest);
-  return { kind: 'Kustomization', namespace: meta.namespace ?? fallbackNamespace, name: meta.name };
-}
-
-function releaseRefOf(manifest: Manifest): ProducerRef {
-  const meta = objectMeta(manifest);
-  return { kind: 'HelmRelease', namespace: meta.namespace ?? DEFAULT_NAMESPACE, name: meta.name };
-}
-
-function refOnly(ref: ProducerRef): ProducerRef {
-  return { kind: ref.kind, namespace: ref.namespace, name: ref.name };
-}
-
-function withFile(error: RenderError, producer: Producer): RenderError {
-  return 'file' in producer.definedIn && producer.definedIn.file !== ''
-    ? { ...error, file: producer.definedIn.file }
-    : error;
-}
-
-function sourceRefOf(
-  manifest: Manifest,
-): { kind: string; name: string; namespace?: string } | undefined {
-  const ref = asRecord(asRecord(manifest['spec'])['sourceRef']);
-  const name = str(ref['name']);
-  if (name === undefined) return undefined;
-  const namespace = str(ref['namespace']);
-  return {
-    kind: str(ref['kind']) ?? 'GitRepository',
-    name,
-    ...(namespace !== undefined ? { namespace } : {}),
-  };
-}
-
-function sortProducers(producers: ReadonlyMap<string, Producer>): Producer[] {
-  return [...producers.entries()]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([, p]) => p);
-}
-
-function asRecord(value: unknown): Record<string, unknown> {
-  return value && typeof value === 'object' && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : {};
-}
-
-function str(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
 }
