@@ -8,33 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { main } from '../../src/cli.js';
+import { runCli } from '../support/cli.js';
 import { expectValidAnalysis } from '../support/analysis-schema.js';
 import { bootstrap, makeRepo, type TestRepo } from '../support/repo.js';
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function cli(argv: string[], options: { stdoutIsTTY?: boolean } = {}): Promise<Run> {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(argv, {
-    stdout: (t) => {
-      stdout += t;
-    },
-    stderr: (t) => {
-      stderr += t;
-    },
-    isTTY: false,
-    stdoutIsTTY: options.stdoutIsTTY ?? false,
-    // Tests never reach the internet: an empty chart cache of their own.
-    env: { ...process.env, FLUXLENS_CACHE_DIR: cacheDir },
-  });
-  return { code, stdout, stderr };
-}
+const cli = runCli;
 
 const yaml = (...docs: object[]): string => docs.map((d) => stringify(d)).join('---\n');
 
@@ -55,7 +33,6 @@ const git = (dir: string, ...args: string[]): string =>
     env: { PATH: process.env['PATH'] ?? '', HOME: dir, GIT_CONFIG_NOSYSTEM: '1' },
   }).trim();
 
-let cacheDir = '';
 let fleet: TestRepo;
 const scratch: string[] = [];
 
@@ -65,8 +42,6 @@ const scratch: string[] = [];
  * main plus a policy that fails on caution.
  */
 beforeAll(() => {
-  cacheDir = mkdtempSync(join(tmpdir(), 'fluxlens-cache-'));
-  scratch.push(cacheDir);
   fleet = makeRepo(
     {
       'clusters/prod/flux-system.yaml': bootstrap('./clusters/prod'),

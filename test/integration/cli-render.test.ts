@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments, stringify } from 'yaml';
-import { main } from '../../src/cli.js';
+import { runCli, type CliRun } from '../support/cli.js';
 import { projectRoot } from '../support/paths.js';
 import { bootstrap, makeRepo, type RepoFiles, type TestRepo } from '../support/repo.js';
 
@@ -21,27 +21,7 @@ function repo(files: RepoFiles, options: { git?: boolean } = {}): TestRepo {
   return made;
 }
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function cli(argv: string[], options: { isTTY?: boolean } = {}): Promise<Run> {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(argv, {
-    stdout: (t) => {
-      stdout += t;
-    },
-    stderr: (t) => {
-      stderr += t;
-    },
-    isTTY: options.isTTY ?? false,
-    env: process.env,
-  });
-  return { code, stdout, stderr };
-}
+const cli = runCli;
 
 const yaml = (...docs: object[]): string => docs.map((d) => stringify(d)).join('---\n');
 
@@ -256,7 +236,7 @@ describe('fluxlens render', () => {
       git.write(files('green')); // not committed
     });
 
-    const colorOf = (run: Run): unknown => {
+    const colorOf = (run: CliRun): unknown => {
       const out = JSON.parse(run.stdout) as JsonOutput;
       const cm = out.objects.find((o) => nameOf(o.manifest) === 'app-config');
       return (cm?.manifest['data'] as Record<string, unknown> | undefined)?.['color'];
