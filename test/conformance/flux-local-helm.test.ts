@@ -14,6 +14,7 @@ import {
   type RenderedCluster,
 } from '../../src/render/model.js';
 import { parseDocuments } from '../../src/render/yaml.js';
+import { sortDeep, withoutIndex } from './snapshot-objects.js';
 import { readAmbr } from '../support/ambr.js';
 import { fluxLocalFixtures, hasFluxLocalFixtures } from '../support/paths.js';
 import { builtinEngine, fluxLocalRepo, testHelmSettings } from '../support/render.js';
@@ -85,34 +86,10 @@ function chartDocuments(text: string, chart: string): Manifest[] {
     .flatMap((chunk) => parseDocuments(chunk).documents.map((d) => d.manifest));
 }
 
-function withoutIndex(manifest: Manifest): Manifest {
-  const copy = structuredClone(manifest);
-  const metadata = copy['metadata'] as Record<string, unknown>;
-  const annotations = metadata['annotations'] as Record<string, unknown> | undefined;
-  if (annotations) {
-    delete annotations['config.kubernetes.io/index'];
-    delete annotations['internal.config.kubernetes.io/index'];
-    if (Object.keys(annotations).length === 0) delete metadata['annotations'];
-  }
-  return copy;
-}
-
 /** Namespace-insensitive key: one of the divergences is where a chart object lands. */
 function key(manifest: Manifest): string {
   const m = objectMeta(manifest);
   return `${apiGroup(m.apiVersion)}/${m.kind}/${m.name}`;
-}
-
-function sortDeep(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortDeep);
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.keys(value)
-        .sort()
-        .map((k) => [k, sortDeep((value as Record<string, unknown>)[k])]),
-    );
-  }
-  return value;
 }
 
 /**

@@ -13,6 +13,7 @@ import {
   type RenderedCluster,
 } from '../../src/render/model.js';
 import { parseDocuments } from '../../src/render/yaml.js';
+import { sortDeep, withoutIndex } from './snapshot-objects.js';
 import { readAmbr } from '../support/ambr.js';
 import { fluxLocalFixtures, hasFluxLocalFixtures } from '../support/paths.js';
 import { builtinEngine, fluxLocalRepo } from '../support/render.js';
@@ -71,19 +72,6 @@ const CASES: Case[] = [
   })),
 ];
 
-const INDEX_ANNOTATIONS = ['config.kubernetes.io/index', 'internal.config.kubernetes.io/index'];
-
-function normalize(manifest: Manifest): Manifest {
-  const copy = structuredClone(manifest);
-  const metadata = copy['metadata'] as Record<string, unknown>;
-  const annotations = metadata['annotations'] as Record<string, unknown> | undefined;
-  if (annotations) {
-    for (const key of INDEX_ANNOTATIONS) delete annotations[key];
-    if (Object.keys(annotations).length === 0) delete metadata['annotations'];
-  }
-  return copy;
-}
-
 export function objectKey(manifest: Manifest): string {
   const m = objectMeta(manifest);
   const owner = `${m.labels['kustomize.toolkit.fluxcd.io/namespace'] ?? ''}/${m.labels['kustomize.toolkit.fluxcd.io/name'] ?? ''}`;
@@ -91,7 +79,7 @@ export function objectKey(manifest: Manifest): string {
 }
 
 function index(manifests: Manifest[]): Map<string, Manifest> {
-  return new Map(manifests.map((m) => [objectKey(m), normalize(m)]));
+  return new Map(manifests.map((m) => [objectKey(m), withoutIndex(m)]));
 }
 
 /** The named Kustomization and, transitively, its parents and dependencies. */
@@ -209,18 +197,6 @@ function compare(
     divergence.checkFlux({ key, ours: got, all: actual, cluster });
   }
   return { unexplained, applied };
-}
-
-function sortDeep(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortDeep);
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.keys(value)
-        .sort()
-        .map((k) => [k, sortDeep((value as Record<string, unknown>)[k])]),
-    );
-  }
-  return value;
 }
 
 function describeMismatch(
