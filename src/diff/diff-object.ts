@@ -64,6 +64,7 @@ export function diffObject(
     producer: toRef(current.producer),
     ...(moved && { previousProducer: toRef(base.producer) }),
     ...(current.file !== undefined && { file: current.file }),
+    ...(current.file !== undefined && current.line !== undefined && { line: current.line }),
     ...(redacted.old && { old: redacted.old }),
     ...(redacted.new && { new: redacted.new }),
     fields,

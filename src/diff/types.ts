@@ -31,6 +31,8 @@ export interface ResourceChange {
   previousProducer?: ProducerRef;
   /** Source file at head (at base for a removal), where known. */
   file?: string;
+  /** 1-based line in `file` where the object's document starts, where known. */
+  line?: number;
   /** Redacted manifests; `old` absent for added, `new` absent for removed. */
   old?: Manifest;
   new?: Manifest;

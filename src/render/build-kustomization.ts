@@ -1,7 +1,8 @@
 /**
  * Builds one Flux Kustomization as kustomize-controller does: merge the spec into the
  * kustomization file (in a private copy of the source), run kustomize, then per object
- * post-build substitution, owner labels and commonMetadata.
+ * post-build substitution, owner labels and commonMetadata, each attributed to the file
+ * and line kustomize read it from.
  */
 import { rm } from 'node:fs/promises';
 import { join, posix } from 'node:path';
@@ -12,6 +13,7 @@ import type { FluxKustomization } from './flux-objects.js';
 import { generateKustomization, GenerateError } from './generate-kustomization.js';
 import { checkKustomizationTree, kustomizeBuild, UnsafePathError } from './kustomize.js';
 import { objectMeta, type Manifest, type ProducerRef, type RenderedObject } from './model.js';
+import { sourceLineFinder, type SourceLineFinder } from './source-line-finder.js';
 import { collectVariables, substituteManifest, SubstitutionError } from './substitute.js';
 import { copyTree, replaceFile } from './tree.js';
 import { parseDocuments, stringifyManifest } from './yaml.js';
@@ -67,7 +69,8 @@ export async function buildKustomization(
       ...ctx.settings,
       timeoutMs: ctx.settings.toolTimeoutMs,
     });
-    return { objects: postBuild(ctx, input, output, generated.fluxWantsOrigin) };
+    const lineOf = sourceLineFinder(copy);
+    return { objects: await postBuild(ctx, input, output, generated.fluxWantsOrigin, lineOf) };
   } catch (err) {
     if (err instanceof GenerateError || err instanceof UnsafePathError) {
       return err.file
@@ -84,12 +87,13 @@ export async function buildKustomization(
   }
 }
 
-function postBuild(
+async function postBuild(
   ctx: BuildContext,
   input: BuildInput,
   output: string,
   keepOrigin: boolean,
-): RenderedObject[] {
+  lineOf: SourceLineFinder,
+): Promise<RenderedObject[]> {
   const parsed = parseDocuments(output);
   if (parsed.error) throw new Error(`unreadable kustomize output: ${parsed.error}`);
   const vars = input.ks.spec.postBuild ? variables(ctx, input) : undefined;
@@ -103,6 +107,8 @@ function postBuild(
       );
     }
     const file = takeOrigin(manifest, input.path, keepOrigin);
+    // Before substitution: the source file holds the name as kustomize read it.
+    const line = file ? await lineOf(file, meta.kind, meta.name) : undefined;
     let out = manifest;
     if (vars) {
       try {
@@ -118,13 +124,21 @@ function postBuild(
     }
     setOwnerLabels(out, input.ref);
     applyCommonMetadata(out, input.ks);
-    objects.push(
-      file
-        ? { producer: input.ref, file: input.filePrefix + file, manifest: out }
-        : { producer: input.ref, manifest: out },
-    );
+    objects.push(attributed(input, out, file, line));
   }
   return objects;
+}
+
+function attributed(
+  input: BuildInput,
+  manifest: Manifest,
+  file: string | undefined,
+  line: number | undefined,
+): RenderedObject {
+  if (!file) return { producer: input.ref, manifest };
+  const object: RenderedObject = { producer: input.ref, file: input.filePrefix + file, manifest };
+  if (line !== undefined) object.line = line;
+  return object;
 }
 
 /** Tool messages name files in the private copy; show them as source paths instead. */

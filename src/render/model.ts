@@ -33,6 +33,8 @@ export interface RenderedObject {
   producer: ProducerRef;
   /** Repository-relative source file, where kustomize could tell. */
   file?: string;
+  /** 1-based line in `file` where the object's document starts, where it could be told apart. */
+  line?: number;
   manifest: Manifest;
 }
 

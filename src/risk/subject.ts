@@ -21,19 +21,20 @@ function resource(kind: string, namespace: string | undefined, name: string): Su
   return namespace ? { kind, namespace, name } : { kind, name };
 }
 
-/** A changed object: head file, or base file for a removal (the diff already chose). */
+/** A changed object: head file and line, or base for a removal (the diff already chose). */
 export function changeSubject(change: ResourceChange): Subject {
   const subject: Subject = {
     resource: resource(change.kind, change.namespace, change.name),
     producer: change.producer,
   };
   if (change.file) subject.file = change.file;
+  if (change.file && change.line !== undefined) subject.line = change.line;
   return subject;
 }
 
 /**
  * A producer as a resource: its own definition file and line, or, when a parent renders
- * it, the parent as its producer and the file the parent read it from.
+ * it, the parent as its producer and the file and line the parent read it from.
  */
 export function producerSubject(ctx: RiskContext, producer: Producer): Subject {
   const subject: Subject = { resource: resource(producer.kind, producer.namespace, producer.name) };
@@ -45,8 +46,9 @@ export function producerSubject(ctx: RiskContext, producer: Producer): Subject {
   }
   subject.producer = definedIn.parent;
   const side = ctx.head.producers.has(producerKey(producer)) ? ctx.head : ctx.base;
-  const file = producerObject(side, producer)?.file;
-  if (file) subject.file = file;
+  const object = producerObject(side, producer);
+  if (object?.file) subject.file = object.file;
+  if (object?.file && object.line !== undefined) subject.line = object.line;
   return subject;
 }
 
@@ -78,5 +80,6 @@ export function objectSubject(object: RenderedObject): Subject {
     producer: object.producer,
   };
   if (object.file) subject.file = object.file;
+  if (object.file && object.line !== undefined) subject.line = object.line;
   return subject;
 }

@@ -398,6 +398,66 @@ describe('analyze', () => {
   });
 });
 
+describe('pointing findings at their source line', () => {
+  // Each object sits second in its file, so its line cannot pass for the default of 1.
+  const notes = (name: string) => configMap(name, { note: 'fills the first document' });
+  const exposed = {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: 'web', namespace: 'apps' },
+    spec: { type: 'LoadBalancer', ports: [{ port: 80 }] },
+  };
+  const storage = yaml(notes('storage-notes'), claim('data'));
+  const web = yaml(notes('web-notes'), exposed);
+
+  let analysis: Promise<AnalysisResult> | undefined;
+
+  /** Base holds the claim; the PR deletes it and adds the exposed Service. */
+  function analyzeOnce(): Promise<AnalysisResult> {
+    analysis ??= (async () => {
+      const r = repo({
+        'clusters/prod/flux-system.yaml': bootstrap('./clusters/prod'),
+        'clusters/prod/apps.yaml': yaml(ks('apps', './apps')),
+        'apps/storage.yaml': storage,
+      });
+      const base = r.commit('base');
+      r.write({ 'apps/storage.yaml': yaml(notes('storage-notes')), 'apps/web.yaml': web });
+      const head = r.commit('pull request');
+      return analyzeChecked(request(r.dir, { base, head }), { runner, settings });
+    })();
+    return analysis;
+  }
+
+  /** The 1-based line where the document of `kind` starts: it opens with apiVersion, then kind. */
+  function startLine(text: string, kind: string): number {
+    return text.split('\n').indexOf(`kind: ${kind}`);
+  }
+
+  it.each([
+    [
+      'a removed claim at its line in the base file',
+      { rule: 'stateful-data-deleted', name: 'data', file: 'apps/storage.yaml' },
+      startLine(storage, 'PersistentVolumeClaim'),
+    ],
+    [
+      'an added Service at its line in the head file',
+      { rule: 'service-exposed', name: 'web', file: 'apps/web.yaml' },
+      startLine(web, 'Service'),
+    ],
+  ])('annotates %s', async (_case, { rule, name, file }, line) => {
+    expect(line).toBeGreaterThan(1);
+    const result = await analyzeOnce();
+    const finding = result.findings.find((f) => f.rule === rule && f.resource.name === name);
+    expect(finding).toMatchObject({ file, line });
+    expect(result.changes.find((c) => c.name === name)).toMatchObject({ file, line });
+    const annotation = renderCheckRun(result, 'danger').annotations.find((a) =>
+      a.title.includes(rule),
+    );
+    expect(annotation).toMatchObject({ path: file, start_line: line, end_line: line });
+    expect(renderMarkdown(result)).toContain(`${file}:${line}`);
+  });
+});
+
 describe('analyze with a policy', () => {
   /** Two clusters; the base's policy names them and keeps danger findings from failing. */
   function twoClusters(policy: string): Fleet {

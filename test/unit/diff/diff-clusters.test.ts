@@ -115,6 +115,22 @@ describe('pairing objects across a PR', () => {
     const removed = diff([rendered(web('nginx'), APPS, 'old/web.yaml')], []).changes[0];
     expect([added?.file, removed?.file]).toEqual(['apps/web.yaml', 'old/web.yaml']);
   });
+
+  it('carries the line with its file, from the head, and from the base for a removal', () => {
+    const at = (image: string, file: string, line: number) => ({
+      ...rendered(web(image), APPS, file),
+      line,
+    });
+    const changed = diff([at('nginx:1', 'apps/web.yaml', 3)], [at('nginx:2', 'apps/web.yaml', 9)]);
+    const removed = diff([at('nginx:1', 'old/web.yaml', 4)], []);
+    expect(changed.changes[0]).toMatchObject({ file: 'apps/web.yaml', line: 9 });
+    expect(removed.changes[0]).toMatchObject({ file: 'old/web.yaml', line: 4 });
+  });
+
+  it('sees no change when only the line of an object moves', () => {
+    const at = (line: number) => ({ ...rendered(web('nginx'), APPS, 'apps/web.yaml'), line });
+    expect(diff([at(3)], [at(9)]).changes).toEqual([]);
+  });
 });
 
 describe('field-level changes', () => {

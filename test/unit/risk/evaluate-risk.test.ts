@@ -4,12 +4,17 @@ import { DEFAULT_POLICY } from '../../../src/risk/policy-types.js';
 import { RULES } from '../../../src/risk/registry.js';
 import {
   APPS,
+  DEFAULT_PRODUCERS,
+  ROOT,
   cluster,
   container,
   deployment,
   evaluate,
+  kustomization,
   namespace,
   pairDiff,
+  place,
+  producer,
   pvc,
   service,
   statefulSet,
@@ -86,6 +91,40 @@ describe('evaluating risk', () => {
         "Deployment web/web: container app runs privileged, with full access to the node's devices and kernel.",
       file: 'apps/deployment-web.yaml',
     });
+  });
+
+  it.each<[string, Scenario, string, { file: string; line: number }]>([
+    [
+      'a changed object at its line in the head file',
+      {
+        base: [place(deployment('web'), { line: 3 })],
+        head: [place(privileged('web'), { file: 'apps/web.yaml', line: 9 })],
+      },
+      'privileged-container',
+      { file: 'apps/web.yaml', line: 9 },
+    ],
+    [
+      'a removed object at its line in the base file',
+      { base: [place(namespace('data'), { line: 4 })], head: [] },
+      'stateful-data-deleted',
+      { file: 'apps/namespace-data.yaml', line: 4 },
+    ],
+    [
+      'a producer its parent renders at the line of its object there',
+      {
+        base: [],
+        head: [place(kustomization(APPS), { producer: ROOT, file: 'clusters/apps.yaml', line: 7 })],
+        headProducers: [
+          DEFAULT_PRODUCERS[0]!,
+          producer(APPS, { definedIn: { parent: ROOT }, suspend: true }),
+        ],
+      },
+      'flux-suspended',
+      { file: 'clusters/apps.yaml', line: 7 },
+    ],
+  ])('points %s', (_case, scenario, rule, where) => {
+    const finding = evaluate(scenario).find((f) => f.rule === rule);
+    expect(finding).toMatchObject(where);
   });
 
   it('leaves the namespace out for cluster-scoped resources', () => {

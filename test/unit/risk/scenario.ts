@@ -51,6 +51,8 @@ export interface Placed {
   manifest: Manifest;
   producer?: ProducerRef;
   file?: string | undefined;
+  /** The line of the object's document in its file; none unless given. */
+  line?: number;
 }
 
 /** A manifest rendered by APPS from a file named after it, unless `placed` says otherwise. */
@@ -59,6 +61,7 @@ export function place(manifest: Manifest, placed: Omit<Placed, 'manifest'> = {})
   const file = 'file' in placed ? placed.file : `apps/${meta.kind.toLowerCase()}-${meta.name}.yaml`;
   const object: RenderedObject = { producer: placed.producer ?? APPS, manifest };
   if (file !== undefined) object.file = file;
+  if (file !== undefined && placed.line !== undefined) object.line = placed.line;
   return object;
 }
 
@@ -115,6 +118,7 @@ function change(
   };
   if (meta.namespace) out.namespace = meta.namespace;
   if (object.file) out.file = object.file;
+  if (object.file && object.line !== undefined) out.line = object.line;
   if (status === 'moved' && base) out.previousProducer = base.producer;
   // The real diff redacts these; rules must not need them.
   if (base) out.old = { redactedByTest: true };
