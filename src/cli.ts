@@ -17,7 +17,7 @@ import {
 } from './cli-options.js';
 import { loadConfig } from './config.js';
 import { errorMessage, FluxlensError, SetupError, UsageError } from './errors.js';
-import { repositoryUrl, type ResolvedRevisions } from './git/index.js';
+import { repositoryRoot, repositoryUrl, type ResolvedRevisions } from './git/index.js';
 import { runAnalysis, type AnalysisProgress } from './pipeline.js';
 import { createEngine, renderToJson, renderToYaml, type RenderProgress } from './render/index.js';
 import { renderHtml, renderJson, renderMarkdown, renderText } from './report/index.js';
@@ -143,13 +143,15 @@ async function renderCommand(args: string[], io: CliIO): Promise<number> {
   const config = loadConfig(io.env, availableParallelism());
   const runner = toolRunner(config);
   const renderer = createEngine(engine, { runner, settings: renderSettings(opts, config) });
-  const repoUrl = opts['repo-url'] ?? (await repositoryUrl(runner, opts.repo));
+  // A revision is read from the top of the work tree; a folder on disk renders as it is.
+  const repo = opts.rev === undefined ? opts.repo : await repositoryRoot(runner, opts.repo);
+  const repoUrl = opts['repo-url'] ?? (await repositoryUrl(runner, repo));
   const progress = io.isTTY
     ? (p: RenderProgress) => io.stderr(`\rrendering ${p.done}/${p.total} producers`)
     : undefined;
   const cluster = await renderer.render(
     {
-      repoDir: opts.repo,
+      repoDir: repo,
       entry: entryPath(opts.path),
       sources,
       ...(opts.rev !== undefined ? { rev: opts.rev } : {}),
@@ -227,10 +229,12 @@ async function diffCommand(args: string[], io: CliIO): Promise<number> {
   const config = loadConfig(io.env, availableParallelism());
   const runner = toolRunner(config);
   const settings = renderSettings(opts, config);
-  const repoUrl = opts['repo-url'] ?? (await repositoryUrl(runner, opts.repo));
+  // Run from a subfolder of the checkout, the whole repository is still what is reviewed.
+  const repo = await repositoryRoot(runner, opts.repo, { timeoutMs: settings.toolTimeoutMs });
+  const repoUrl = opts['repo-url'] ?? (await repositoryUrl(runner, repo));
   const { result, policy } = await runAnalysis(
     {
-      repoDir: opts.repo,
+      repoDir: repo,
       paths,
       engine: createEngine(engine, { runner, settings }),
       sources,

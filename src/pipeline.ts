@@ -3,9 +3,9 @@
  * revisions, reads the policy from the base, renders every cluster at both revisions,
  * diffs and judges them. Used by the CLI and the worker; it must not publish anything.
  */
-import { posix } from 'node:path';
 import type { AnalysisError, AnalysisResult, ClusterSummary } from './analysis.js';
 import { ANALYSIS_SCHEMA_VERSION } from './analysis.js';
+import { clusterEntries, clustersAddedAtHead, type ClusterEntry } from './cluster-entries.js';
 import { diffClusters, redactText } from './diff/index.js';
 import type { ClusterDiff, ResourceChange } from './diff/types.js';
 import { FluxlensError, UsageError } from './errors.js';
@@ -16,8 +16,10 @@ import {
   type ResolvedRevisions,
 } from './git/index.js';
 import {
+  objectId,
   producerKey,
   toRef,
+  type Producer,
   type RenderedCluster,
   type RenderEngine,
   type RenderError,
@@ -63,11 +65,6 @@ export interface AnalysisProgress extends RenderProgress {
   side: Side;
 }
 
-interface ClusterEntry {
-  name: string;
-  path: string;
-}
-
 interface RenderedPair extends ClusterEntry {
   base: RenderedCluster;
   head: RenderedCluster;
@@ -100,19 +97,20 @@ export async function runAnalysis(
     resolveRevisions(deps.runner, request.repoDir, request, git),
   );
   deps.onRevisions?.(revisions);
-  const policy = await clock.time('policy', async () => {
-    const text = await readFileAtRevision(
-      deps.runner,
-      request.repoDir,
-      revisions.base.sha,
-      POLICY_FILE,
-      { ...git, maxBytes: MAX_POLICY_BYTES },
-    );
-    return parsePolicy(text ?? '');
-  });
+  const readPolicy = (sha: string) =>
+    readFileAtRevision(deps.runner, request.repoDir, sha, POLICY_FILE, {
+      ...git,
+      maxBytes: MAX_POLICY_BYTES,
+    });
+  const policy = await clock.time('policy', async () =>
+    parsePolicy((await readPolicy(revisions.base.sha)) ?? ''),
+  );
+  const added = await clock.time('policy', () =>
+    clustersAddedAtHead(policy, () => readPolicy(revisions.head.sha)),
+  );
 
   const rendered: RenderedPair[] = [];
-  for (const entry of clusterEntries(policy, request.paths)) {
+  for (const entry of clusterEntries([...policy.clusters, ...added], request.paths)) {
     rendered.push(await renderPair(request, deps, entry, revisions, clock));
   }
   const clusters = clock.timeSync('diff', () =>
@@ -213,18 +211,66 @@ async function renderPair(
     clock.time(`render-${name}`, () => renderCluster(request, deps, entry, name, sha));
   const base = await side('base', revisions.base.sha);
   const head = await side('head', revisions.head.sha);
-  if (!base && !head) {
+  if (typeof base === 'string' && typeof head === 'string') {
     const at = (r: { sha: string }) => r.sha.slice(0, 12);
+    const what =
+      base === 'missing' && head === 'missing'
+        ? `'${entry.path}' is not a folder`
+        : `no Flux Kustomization or HelmRelease under '${entry.path}'`;
     throw new UsageError(
-      `cluster '${entry.name}': no Flux Kustomization or HelmRelease under '${entry.path}' at base ${at(revisions.base)} or head ${at(revisions.head)}`,
+      `cluster '${entry.name}': ${what} at base ${at(revisions.base)} or head ${at(revisions.head)}`,
     );
   }
-  return { ...entry, base: base ?? EMPTY_CLUSTER, head: head ?? EMPTY_CLUSTER };
+  const baseCluster = typeof base === 'string' ? EMPTY_CLUSTER : base;
+  const headCluster = typeof head === 'string' ? EMPTY_CLUSTER : head;
+  return { ...entry, base: baseCluster, head: keepLastApplied(baseCluster, headCluster) };
 }
 
 /**
- * One side of one cluster; undefined when the cluster does not exist at that revision
- * (added or removed by the PR), so the other side diffs against nothing.
+ * The head cluster as Flux leaves it: a Kustomization that fails to build is neither
+ * applied nor pruned, and helm-controller leaves a release it cannot render as it was, so
+ * their objects stay as last applied, and so do the producers they defined at base (and
+ * theirs). A producer not rendered at head (skipped) has objects nobody knows. Both keep
+ * their objects from base: they pair as unchanged, not as removed.
+ */
+function keepLastApplied(base: RenderedCluster, head: RenderedCluster): RenderedCluster {
+  const atHead = new Set(head.producers.map(producerKey));
+  const frozen = new Set(
+    head.producers.filter((p) => p.error !== undefined || p.skipped !== undefined).map(producerKey),
+  );
+  if (frozen.size === 0) return head;
+  const carried: Producer[] = [];
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const p of base.producers) {
+      const key = producerKey(p);
+      if (frozen.has(key) || atHead.has(key) || !('parent' in p.definedIn)) continue;
+      if (!frozen.has(producerKey(p.definedIn.parent))) continue;
+      frozen.add(key);
+      carried.push(p);
+      grew = true;
+    }
+  }
+  const held = new Set(head.objects.map((o) => objectId(o.manifest)));
+  const objects = base.objects.filter(
+    (o) => frozen.has(producerKey(o.producer)) && !held.has(objectId(o.manifest)),
+  );
+  const carriedKeys = new Set(carried.map(producerKey));
+  const errors = base.errors.filter((e) => carriedKeys.has(producerKey(e.producer)));
+  if (objects.length === 0 && carried.length === 0) return head;
+  return {
+    ...head,
+    producers: [...head.producers, ...carried],
+    objects: [...head.objects, ...objects],
+    errors: [...head.errors, ...errors],
+  };
+}
+
+/**
+ * One side of one cluster; 'missing' (no such folder) or 'empty' (no Flux objects in it)
+ * when the cluster does not exist at that revision (added or removed by the PR), so the
+ * other side diffs against nothing.
  */
 async function renderCluster(
   request: AnalysisRequest,
@@ -232,11 +278,11 @@ async function renderCluster(
   entry: ClusterEntry,
   side: Side,
   sha: string,
-): Promise<RenderedCluster | undefined> {
+): Promise<RenderedCluster | 'missing' | 'empty'> {
   const found = await treeEntry(deps.runner, request.repoDir, sha, entry.path, {
     timeoutMs: deps.settings.toolTimeoutMs,
   });
-  if (found?.type !== 'tree') return undefined;
+  if (found?.type !== 'tree') return 'missing';
   try {
     return await request.engine.render(
       {
@@ -249,39 +295,9 @@ async function renderCluster(
       deps.onProgress && ((p) => deps.onProgress?.({ ...p, cluster: entry.name, side })),
     );
   } catch (err) {
-    if (err instanceof FluxlensError && err.code === 'no-flux-objects') return undefined;
+    if (err instanceof FluxlensError && err.code === 'no-flux-objects') return 'empty';
     throw err;
   }
-}
-
-/** The policy's clusters (narrowed to `paths` when given), else one per path, else the root. */
-function clusterEntries(policy: Policy, paths: readonly string[]): ClusterEntry[] {
-  const wanted = [...new Set(paths.map(repoRelativePath))];
-  let entries: ClusterEntry[];
-  if (policy.clusters.length === 0) {
-    entries = (wanted.length > 0 ? wanted : ['.']).map((path) => ({ name: path, path }));
-  } else if (wanted.length === 0) {
-    entries = policy.clusters.map((c) => ({ name: c.name, path: c.path }));
-  } else {
-    entries = wanted.map((path) => {
-      const match = policy.clusters.find((c) => c.path === path || c.name === path);
-      if (!match) {
-        const known = policy.clusters.map((c) => `${c.name} (${c.path})`).join(', ');
-        throw new UsageError(`path '${path}' is not a cluster in ${POLICY_FILE} (${known})`);
-      }
-      return { name: match.name, path: match.path };
-    });
-    entries = entries.filter((e, i) => entries.findIndex((o) => o.name === e.name) === i);
-  }
-  return entries.sort((a, b) => compare(a.name, b.name));
-}
-
-function repoRelativePath(path: string): string {
-  const normalized = posix.normalize(path).replace(/\/+$/, '') || '.';
-  if (posix.isAbsolute(normalized) || normalized === '..' || normalized.startsWith('../')) {
-    throw new UsageError(`path must be a folder inside the repository, got '${path}'`);
-  }
-  return normalized;
 }
 
 function analysisErrors(clusters: readonly DiffedCluster[]): AnalysisError[] {

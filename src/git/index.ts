@@ -12,3 +12,4 @@ export {
 } from './merge-base.js';
 export { readFileAtRevision, treeEntry } from './read-file.js';
 export { repositoryUrl } from './remote-url.js';
+export { repositoryRoot } from './repository-root.js';

@@ -63,12 +63,32 @@ export async function mergeBase(
   } catch (err) {
     // git merge-base exits 1, saying nothing, when the histories share no commit.
     if (err instanceof ToolError && err.exitCode === 1) {
+      const pair = `${a.slice(0, 12)} and ${b.slice(0, 12)}`;
+      // CI checkouts are often shallow: the common ancestor exists but was not fetched.
+      if (await isShallow(runner, repoDir, options)) {
+        throw new UsageError(
+          `${pair} have no common ancestor in this shallow clone; fetch the history back to where they meet (git fetch --unshallow, or fetch-depth: 0 with actions/checkout)`,
+        );
+      }
       throw new UsageError(
-        `${a.slice(0, 12)} and ${b.slice(0, 12)} have no common ancestor; pass --base with a revision on the same history`,
+        `${pair} have no common ancestor; pass --base with a revision on the same history`,
       );
     }
     throw err;
   }
+}
+
+async function isShallow(
+  runner: ToolRunner,
+  repoDir: string,
+  options: GitOptions,
+): Promise<boolean> {
+  const { stdout } = await runner.run(
+    'git',
+    ['-C', repoDir, 'rev-parse', '--is-shallow-repository'],
+    options,
+  );
+  return stdout.trim() === 'true';
 }
 
 async function refExists(

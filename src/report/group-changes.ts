@@ -72,10 +72,24 @@ function byRisk<T extends { level: LevelOrNone }>(a: T, b: T): number {
   return RANK[b.level] - RANK[a.level];
 }
 
+/** The producer a finding is about, when its resource is a Kustomization or HelmRelease. */
+function producerSubject(finding: Finding): ProducerRef | undefined {
+  const { kind, namespace, name } = finding.resource;
+  if ((kind !== 'Kustomization' && kind !== 'HelmRelease') || namespace === undefined) {
+    return undefined;
+  }
+  return { kind, namespace, name };
+}
+
 export function groupChanges(result: AnalysisResult): ClusterGroup[] {
   const resourceLevels = levelsBy(result.findings, findingResourceKey);
-  const producerLevels = levelsBy(result.findings, (f) =>
-    f.producer ? JSON.stringify([f.cluster, producerKey(f.producer)]) : undefined,
+  // A producer's level: findings on objects it applies, and findings on the producer itself.
+  const producerLevels = levelsBy(
+    result.findings.flatMap((f) => {
+      const subject = producerSubject(f);
+      return subject ? [f, { ...f, producer: subject }] : [f];
+    }),
+    (f) => (f.producer ? JSON.stringify([f.cluster, producerKey(f.producer)]) : undefined),
   );
   const clusters = new Map<string, Map<string, ProducerGroup>>();
   const ranked: Array<{ change: ResourceChange; level: LevelOrNone }> = result.changes.map(

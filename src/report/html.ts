@@ -17,6 +17,7 @@ import {
 } from './html-page-data.js';
 import { HTML_SCRIPT } from './html-script.js';
 import { HTML_STYLE } from './html-style.js';
+import { marksRoutine } from './resource-label.js';
 
 function cspHash(source: string): string {
   return `'sha256-${createHash('sha256').update(source, 'utf8').digest('base64')}'`;
@@ -62,7 +63,7 @@ function header(result: AnalysisResult): string {
     `<h1><span class="level level-${level}">${escapeHtml(LEVEL_TITLES[verdict.level] ?? level)}</span> ${escapeHtml(verdict.headline)}</h1>`,
     `<p class="revs">${rev('base', result.base)} &#8594; ${rev('head', result.head)}</p>`,
     `<ul class="summary">${counts.map((c) => `<li>${c}</li>`).join('')}</ul>`,
-    verdict.routine
+    marksRoutine(verdict)
       ? '<p class="routine">Routine: only image tags, digests and chart versions changed.</p>'
       : '',
     '</header>',

@@ -9,7 +9,13 @@ import type { Finding, Level } from '../risk/types.js';
 import { plural } from './clip-text.js';
 import { codeName, markdownLine, tableCode } from './escape-markdown.js';
 import { changesByResource, findingResourceKey, levelRank } from './group-changes.js';
-import { levelLabel, producerLabel, resourceLabel, sourceLocation } from './resource-label.js';
+import {
+  levelLabel,
+  marksRoutine,
+  producerLabel,
+  resourceLabel,
+  sourceLocation,
+} from './resource-label.js';
 
 /** Bounds on single values, so one oversized string cannot crowd out the rest. */
 const MAX_HEADLINE = 1000;
@@ -27,7 +33,7 @@ export function markdownVerdict(result: AnalysisResult): string {
   const { verdict } = result;
   const headline =
     verdict.headline.trim() === '' ? '' : ` · ${markdownLine(verdict.headline, MAX_HEADLINE)}`;
-  const routine = verdict.routine ? ' · routine' : '';
+  const routine = marksRoutine(verdict) ? ' · routine' : '';
   return `### fluxlens: **${levelLabel(verdict.level)}**${headline}${routine}\n\n`;
 }
 

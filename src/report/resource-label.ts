@@ -27,3 +27,11 @@ export function sourceLocation(file: string | undefined, line?: number): string 
 export function levelLabel(level: LevelOrNone): string {
   return level === 'none' ? 'OK' : level.toUpperCase();
 }
+
+/**
+ * Whether a report adds its own "routine" mark: the verdict is routine and its headline
+ * does not already open with saying so (the risk step's routine headline does).
+ */
+export function marksRoutine(verdict: { routine: boolean; headline: string }): boolean {
+  return verdict.routine && !/^routine\b/i.test(verdict.headline.trim());
+}

@@ -9,7 +9,13 @@ import type { RenderError } from '../render/model.js';
 import type { LevelOrNone } from '../risk/types.js';
 import { plural } from './clip-text.js';
 import { changesByResource, findingResourceKey, groupChanges } from './group-changes.js';
-import { levelLabel, producerLabel, resourceLabel, sourceLocation } from './resource-label.js';
+import {
+  levelLabel,
+  marksRoutine,
+  producerLabel,
+  resourceLabel,
+  sourceLocation,
+} from './resource-label.js';
 
 export interface TextOptions {
   color: boolean;
@@ -77,7 +83,7 @@ function indent(text: string, prefix: string): string {
 function header(result: AnalysisResult, p: Palette): string[] {
   const { verdict, summary, base, head } = result;
   const headline = cleanLine(verdict.headline);
-  const routine = verdict.routine ? p.dim(' (routine)') : '';
+  const routine = marksRoutine(verdict) ? p.dim(' (routine)') : '';
   const rev = (r: { rev: string; sha: string }) =>
     `${cleanLine(r.rev)} (${cleanLine(r.sha.slice(0, 12))})`;
   const levels = (['danger', 'caution', 'info'] as const)
@@ -141,6 +147,11 @@ function errors(result: AnalysisResult, p: Palette): string[] {
   const lines: string[] = [];
   if (introduced.length) lines.push('', p.bold(p.red('Render errors introduced')), ...introduced);
   if (fixed.length) lines.push('', p.bold(p.green('Render errors fixed')), ...fixed);
+  // As in the PR comment: a producer failing on both sides hides its changes; say how many.
+  const persisting = result.errors.filter((e) => e.side === 'head' && !e.introduced).length;
+  if (persisting > 0) {
+    lines.push('', p.dim(`${plural(persisting, 'render error')} at head also failed at base.`));
+  }
   return lines;
 }
 

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { runCli } from '../support/cli.js';
+import { runCli, type CliRun } from '../support/cli.js';
 import { expectValidAnalysis } from '../support/analysis-schema.js';
 import { bootstrap, makeRepo, type TestRepo } from '../support/repo.js';
 
@@ -151,6 +151,39 @@ describe('fluxlens diff', () => {
     check(run.stdout);
   });
 
+  it('reviews the whole repository when --repo is one of its subfolders', async () => {
+    const apps = {
+      apiVersion: 'kustomize.toolkit.fluxcd.io/v1',
+      kind: 'Kustomization',
+      metadata: { name: 'apps', namespace: 'flux-system' },
+      spec: {
+        interval: '10m',
+        path: './apps',
+        prune: true,
+        sourceRef: { kind: 'GitRepository', name: 'flux-system' },
+      },
+    };
+    const repo = makeRepo(
+      {
+        'clusters/prod/flux-system.yaml': bootstrap('./clusters/prod'),
+        'clusters/prod/apps.yaml': yaml(apps),
+        'apps/config.yaml': yaml(configMap('app-config', { color: 'red' })),
+      },
+      { git: true },
+    );
+    scratch.push(repo.dir);
+    repo.commit('base');
+    git(repo.dir, 'checkout', '-q', '-b', 'pr');
+    repo.write({ 'apps/config.yaml': yaml(configMap('app-config', { color: 'blue' })) });
+    repo.commit('pull request');
+    const args = ['--base', 'main', '--head', 'pr', '--format', 'json'];
+    const top = await cli(['diff', '--repo', repo.dir, ...args]);
+    const sub = await cli(['diff', '--repo', join(repo.dir, 'clusters'), ...args]);
+    const result = (run: CliRun) => ({ ...(JSON.parse(run.stdout) as object), timings: {} });
+    expect(result(sub)).toEqual(result(top));
+    expect(result(sub)).toMatchObject({ errors: [], summary: { changed: 1 } });
+  });
+
   it('colours the text report only on a terminal', async () => {
     const args = ['--base', 'main', '--head', 'drop-claim', '--format', 'text'];
     const piped = await diff(...args);
@@ -173,7 +206,7 @@ describe('fluxlens diff', () => {
     [['--base', 'no-such-branch'], "cannot resolve revision 'no-such-branch'"],
     [['--head', 'no-such-branch'], "cannot resolve revision 'no-such-branch'"],
     [['--bogus'], "Unknown option '--bogus'"],
-    [['--base', 'main', '--path', 'apps'], "no Flux Kustomization or HelmRelease under 'apps'"],
+    [['--base', 'main', '--path', 'apps'], "cluster 'apps': 'apps' is not a folder at base"],
   ])('exits 2 for %j', async (args, message) => {
     const run = await diff('--head', 'tweak', ...args);
     expect(run.code).toBe(2);

@@ -254,6 +254,14 @@ describe('fluxlens render', () => {
       expect(colorOf(run)).toBe(color);
     });
 
+    it('renders a revision from the top of the repository when --repo is a subfolder', async () => {
+      const sub = join(git.dir, 'apps');
+      const run = await cli(['render', '--repo', sub, '--rev', 'main', '--output', 'json']);
+      expect(run.code).toBe(0);
+      expect((JSON.parse(run.stdout) as JsonOutput).errors).toEqual([]);
+      expect(colorOf(run)).toBe('blue');
+    });
+
     it('exits 2 for a revision that does not exist', async () => {
       const run = await cli(['render', '--repo', git.dir, '--rev', 'no-such-branch']);
       expect(run).toEqual({
