@@ -14,7 +14,8 @@ import { HelmRelease, releaseName, releaseNamespace } from './helm/helm-release.
 import { postRender } from './helm/post-render.js';
 import { chartCrdsMode, helmTemplate, takeTemplateSource } from './helm/template.js';
 import { chartDefaultValues, composeValues, type ConfigLookup } from './helm/values.js';
-import type { Manifest, ProducerRef, RenderedObject } from './model.js';
+import { ChartUnavailableError } from './helm/chart-unavailable-error.js';
+import type { Manifest, ProducerRef, RenderedObject, RenderErrorTags } from './model.js';
 import { replaceFile } from './tree.js';
 import { parseDocuments, stringifyManifest } from './yaml.js';
 import type { ResolvedChart } from './helm/chart-source-context.js';
@@ -32,7 +33,9 @@ export interface HelmBuildContext {
   >;
 }
 
-export type HelmBuildOutcome = { objects: RenderedObject[]; chart: string } | { error: string };
+export type HelmBuildOutcome =
+  | { objects: RenderedObject[]; chart: string }
+  | ({ error: string } & RenderErrorTags);
 
 export async function buildHelmRelease(
   ctx: HelmBuildContext,
@@ -82,6 +85,9 @@ export async function buildHelmRelease(
       chart: `${chart.source}@${chart.version}`,
     };
   } catch (err) {
+    if (err instanceof ChartUnavailableError) {
+      return { error: errorMessage(err), code: 'chart-unavailable', offline: helm.offline };
+    }
     return { error: errorMessage(err) };
   } finally {
     await rm(scratch, { recursive: true, force: true });

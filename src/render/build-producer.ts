@@ -6,7 +6,7 @@
 import { buildHelmRelease, type HelmBuildContext } from './build-helm-release.js';
 import { buildKustomization, type BuildContext } from './build-kustomization.js';
 import { describeSchemaError, FluxKustomization, SOURCE_KINDS } from './flux-objects.js';
-import type { Manifest, ProducerRef, RenderedObject } from './model.js';
+import type { Manifest, ProducerRef, RenderedObject, RenderErrorTags } from './model.js';
 import { resolveInside, type Sources } from './sources.js';
 
 export interface ProducerBuildDeps {
@@ -26,7 +26,7 @@ export interface BuildTarget {
 
 export type BuildResult =
   | { objects: RenderedObject[]; source: string; path?: string }
-  | { error: string; file?: string; source: string }
+  | ({ error: string; file?: string; source: string } & RenderErrorTags)
   | { skipped: string; source: string };
 
 export async function buildProducer(
@@ -35,14 +35,22 @@ export async function buildProducer(
 ): Promise<BuildResult> {
   if (target.ref.kind === 'HelmRelease') {
     const outcome = await buildHelmRelease(deps.helm, target.ref, target.manifest);
-    if ('error' in outcome) return withFile(target, outcome.error, '');
+    if ('error' in outcome) {
+      const { error, ...tags } = outcome;
+      return withFile(target, error, '', tags);
+    }
     return { objects: outcome.objects, source: outcome.chart };
   }
   return buildFluxKustomization(target, deps);
 }
 
-function withFile(target: BuildTarget, error: string, source: string): BuildResult {
-  return target.file ? { error, file: target.file, source } : { error, source };
+function withFile(
+  target: BuildTarget,
+  error: string,
+  source: string,
+  tags: RenderErrorTags = {},
+): BuildResult {
+  return target.file ? { error, file: target.file, source, ...tags } : { error, source, ...tags };
 }
 
 async function buildFluxKustomization(

@@ -38,11 +38,23 @@ export interface RenderedObject {
   manifest: Manifest;
 }
 
+/** Stable causes a consumer may act on; the message stays the human-readable detail. */
+export type RenderErrorCode = 'chart-unavailable';
+
 export interface RenderError {
   producer: ProducerRef;
   file?: string;
   message: string;
+  code?: RenderErrorCode;
+  /**
+   * Set with `code`: the render ran offline (settings.helm.offline), so the failure may
+   * only mean the chart was not in the cache, which Flux would simply fetch.
+   */
+  offline?: boolean;
 }
+
+/** The machine-readable part of a RenderError, carried from a build to the cluster. */
+export type RenderErrorTags = Pick<RenderError, 'code' | 'offline'>;
 
 export interface RenderedCluster {
   producers: Producer[];

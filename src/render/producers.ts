@@ -17,6 +17,7 @@ import {
   type RenderedCluster,
   type RenderedObject,
   type RenderError,
+  type RenderErrorTags,
 } from './model.js';
 import { normalizeFluxPath } from './sources.js';
 import { stringifyManifest } from './yaml.js';
@@ -33,7 +34,7 @@ export interface Entry {
   /** Set when a parent redefined this entry while it was rendering. */
   stale: boolean;
   objects: RenderedObject[];
-  error?: { message: string; file?: string };
+  error?: { message: string; file?: string } & RenderErrorTags;
   skipped?: string;
   path: string;
   source: string;
@@ -192,9 +193,13 @@ export class Producers {
       entry.skipped = outcome.skipped;
     } else if ('error' in outcome) {
       entry.status = 'failed';
-      entry.error = outcome.file
-        ? { message: outcome.error, file: outcome.file }
-        : { message: outcome.error };
+      const { error: message, file, code, offline } = outcome;
+      entry.error = {
+        message,
+        ...(file ? { file } : {}),
+        ...(code !== undefined ? { code } : {}),
+        ...(offline !== undefined ? { offline } : {}),
+      };
     } else {
       entry.status = 'done';
       entry.objects = outcome.objects;
@@ -296,12 +301,7 @@ export class Producers {
     const producers: Producer[] = entries.map((e) => this.describe(e));
     const errors: RenderError[] = [...this.#errors];
     for (const e of entries) {
-      if (e.error)
-        errors.push(
-          e.error.file
-            ? { producer: e.ref, file: e.error.file, message: e.error.message }
-            : { producer: e.ref, message: e.error.message },
-        );
+      if (e.error) errors.push({ producer: e.ref, ...e.error });
     }
     return { producers, objects: entries.flatMap((e) => e.objects), errors, tools };
   }
