@@ -6,7 +6,7 @@
 import type { AnalysisError, AnalysisResult, ClusterSummary } from './analysis.js';
 import { ANALYSIS_SCHEMA_VERSION } from './analysis.js';
 import { clusterEntries, clustersAddedAtHead, type ClusterEntry } from './cluster-entries.js';
-import { diffClusters, redactText } from './diff/index.js';
+import { diffClusters, REDACTED, redactText, secretValuesOf } from './diff/index.js';
 import type { ClusterDiff, ResourceChange } from './diff/types.js';
 import { FluxlensError, UsageError } from './errors.js';
 import {
@@ -302,15 +302,17 @@ async function renderCluster(
 
 function analysisErrors(clusters: readonly DiffedCluster[]): AnalysisError[] {
   const errors: AnalysisError[] = [];
-  const publishable = (e: RenderError, cluster: string, side: Side, introduced: boolean) => ({
-    producer: toRef(e.producer),
-    ...(e.file !== undefined ? { file: e.file } : {}),
-    message: redactText(e.message),
-    cluster,
-    side,
-    introduced,
-  });
   for (const c of clusters) {
+    // A message may quote a value substitution took from a Secret: hide those too.
+    const secrets = secretValuesOf(c.base, c.head);
+    const publishable = (e: RenderError, cluster: string, side: Side, introduced: boolean) => ({
+      producer: toRef(e.producer),
+      ...(e.file !== undefined ? { file: e.file } : {}),
+      message: redactText(e.message, REDACTED, secrets),
+      cluster,
+      side,
+      introduced,
+    });
     // The diff decides per producer: one that rendered at base (or is new) and fails now.
     const introduced = new Set(c.diff.summary.errorsIntroduced.map((e) => producerKey(e.producer)));
     for (const e of c.base.errors) errors.push(publishable(e, c.name, 'base', false));

@@ -8,6 +8,8 @@ import { alignToBase } from './align-to-base.js';
 import { fieldChanges } from './field-changes.js';
 import type { ObjectPair } from './pair-objects.js';
 import { redactPair } from './redact-manifest.js';
+import { NO_SECRET_VALUES } from './redact-text.js';
+import type { SecretValueIndex } from './redact-text.js';
 import { objectLabel, textDiff } from './text-diff.js';
 import type { ChangeStatus, ResourceChange } from './types.js';
 
@@ -26,6 +28,7 @@ export function diffObject(
   pair: ObjectPair,
   normalize: Normalizer,
   cluster: string,
+  secrets: SecretValueIndex = NO_SECRET_VALUES,
 ): ResourceChange | undefined {
   const { base, head } = pair;
   const current = head ?? base;
@@ -36,7 +39,9 @@ export function diffObject(
     producerKey(base.producer) !== producerKey(head.producer);
   if (base && head && !moved && sameJson(base.manifest, head.manifest)) return undefined;
 
-  const redacted = redactPair(base?.manifest, head?.manifest);
+  // Raw manifests were compared above; from here on only redacted ones, with every known
+  // Secret value hidden (a changed one reads <redacted:changed> on the head side).
+  const redacted = redactPair(base?.manifest, head?.manifest, secrets);
   const before = redacted.old && normalize(redacted.old);
   const after = redacted.new && normalize(redacted.new);
   const fields = before && after ? fieldChanges(before, after) : [];

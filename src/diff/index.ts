@@ -8,6 +8,7 @@ import type { Policy } from '../risk/policy-types.js';
 import { diffObject } from './diff-object.js';
 import { createNormalizer } from './normalize-manifest.js';
 import { pairObjects } from './pair-objects.js';
+import { secretValuesOf } from './secret-values.js';
 import { summarize } from './summarize.js';
 import type { ClusterDiff, ResourceChange } from './types.js';
 
@@ -24,8 +25,18 @@ export { parseImage } from './parse-image.js';
 export type { ImageRef } from './parse-image.js';
 export { isSecret, redactChange, redactManifest, redactPair } from './redact-manifest.js';
 export type { RedactedPair } from './redact-manifest.js';
-export { REDACTED, REDACTED_CHANGED, hasSecretShape, redactText } from './redact-text.js';
+export {
+  MIN_SECRET_VALUE_LENGTH,
+  NO_SECRET_VALUES,
+  REDACTED,
+  REDACTED_CHANGED,
+  hasSecretShape,
+  indexSecretValues,
+  redactText,
+} from './redact-text.js';
+export type { SecretValueIndex } from './redact-text.js';
 export { renderErrorChanges } from './render-error-changes.js';
+export { secretValuesOf } from './secret-values.js';
 export { summarize } from './summarize.js';
 export { DIFF_CONTEXT_LINES, objectLabel, textDiff } from './text-diff.js';
 
@@ -36,17 +47,24 @@ export interface DiffOptions {
   normalize: Policy['normalize'];
 }
 
-/** Every object that differs between base and head, sorted by id, and their summary. */
+/**
+ * Every object that differs between base and head, sorted by id, and their summary.
+ * Every value of a Secret of either side (at least MIN_SECRET_VALUE_LENGTH characters
+ * long) is hidden wherever it occurs: in other objects' strings and keys, hence in field
+ * paths and text diffs, and in render error messages. Shorter values cannot be hidden
+ * outside their Secret without destroying the diff.
+ */
 export function diffClusters(
   base: RenderedCluster,
   head: RenderedCluster,
   opts: DiffOptions,
 ): ClusterDiff {
   const normalize = createNormalizer(opts.normalize);
+  const secrets = secretValuesOf(base, head);
   const changes: ResourceChange[] = [];
   for (const pair of pairObjects(base.objects, head.objects)) {
-    const change = diffObject(pair, normalize, opts.cluster);
+    const change = diffObject(pair, normalize, opts.cluster, secrets);
     if (change !== undefined) changes.push(change);
   }
-  return { cluster: opts.cluster, changes, summary: summarize(changes, base, head) };
+  return { cluster: opts.cluster, changes, summary: summarize(changes, base, head, secrets) };
 }

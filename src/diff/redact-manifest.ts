@@ -7,7 +7,14 @@ import { Buffer } from 'node:buffer';
 import type { Manifest } from '../render/model.js';
 import { apiGroup, objectMeta } from '../render/model.js';
 import { isRecord, pairListItems } from './pair-list-items.js';
-import { REDACTED, REDACTED_CHANGED, SECRET_NAME, redactText } from './redact-text.js';
+import {
+  NO_SECRET_VALUES,
+  REDACTED,
+  REDACTED_CHANGED,
+  SECRET_NAME,
+  redactText,
+} from './redact-text.js';
+import type { SecretValueIndex } from './redact-text.js';
 import { objectLabel, textDiff } from './text-diff.js';
 import type { ResourceChange } from './types.js';
 
@@ -27,16 +34,43 @@ function marker(value: unknown, ref: unknown): string {
     : REDACTED;
 }
 
+/** Sets an own property, even `__proto__` (a valid ConfigMap or Secret key). */
+function setOwn(out: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/**
+ * `key` with Secret values and credential shapes hidden, marked changed when base has a
+ * map here without that key; a number is added when two keys of `out` would collide.
+ */
+function redactKey(
+  key: string,
+  ref: unknown,
+  out: Record<string, unknown>,
+  secrets: SecretValueIndex,
+): string {
+  const changed = isRecord(ref) && !Object.hasOwn(ref, key);
+  const redacted = redactText(key, changed ? REDACTED_CHANGED : REDACTED, secrets);
+  if (redacted === key) return key;
+  let unique = redacted;
+  for (let n = 2; Object.hasOwn(out, unique); n++) unique = `${redacted}#${n}`;
+  return unique;
+}
+
 function scrubRecord(
   value: Record<string, unknown>,
   ref: unknown,
   depth: number,
+  secrets: SecretValueIndex,
 ): Record<string, unknown> {
   const refs = isRecord(ref) ? ref : {};
   const out: Record<string, unknown> = {};
   for (const [key, child] of Object.entries(value)) {
     const named = SECRET_NAME.test(key) && typeof child === 'string';
-    out[key] = named ? marker(child, refs[key]) : scrub(child, refs[key], key, depth + 1);
+    const redacted = named
+      ? marker(child, refs[key])
+      : scrub(child, refs[key], key, depth + 1, secrets);
+    setOwn(out, redactKey(key, ref, out, secrets), redacted);
   }
   // An env var or similar `{ name, value }` pair naming a credential.
   if (typeof value['name'] === 'string' && SECRET_NAME.test(value['name']) && 'value' in value) {
@@ -45,30 +79,41 @@ function scrubRecord(
   return out;
 }
 
-/** `value` with credential shapes replaced; `ref` is the value at the same place at base. */
+/**
+ * `value` with known Secret values and credential shapes replaced; `ref` is the value at
+ * the same place at base. A number that reads as a Secret value (substitution re-reads
+ * the YAML) becomes a marker too.
+ */
 function scrub(
   value: unknown,
   ref: unknown,
   parentKey: string | undefined,
   depth: number,
+  secrets: SecretValueIndex,
 ): unknown {
   if (depth > MAX_DEPTH) return REDACTED;
   if (typeof value === 'string') {
-    const redacted = redactText(value);
+    const redacted = redactText(value, REDACTED, secrets);
     if (redacted === value) return value;
     return typeof ref === 'string' && ref !== value
-      ? redactText(value, REDACTED_CHANGED)
+      ? redactText(value, REDACTED_CHANGED, secrets)
       : redacted;
+  }
+  if (typeof value === 'number') {
+    const text = String(value);
+    return redactText(text, REDACTED, secrets) === text ? value : marker(value, ref);
   }
   if (Array.isArray(value)) {
     const out = value.slice();
     const refs = Array.isArray(ref) ? ref : undefined;
     for (const pair of pairListItems(parentKey, refs, value)) {
-      if (pair.newIndex >= 0) out[pair.newIndex] = scrub(pair.new, pair.old, undefined, depth + 1);
+      if (pair.newIndex >= 0) {
+        out[pair.newIndex] = scrub(pair.new, pair.old, undefined, depth + 1, secrets);
+      }
     }
     return out;
   }
-  if (isRecord(value)) return scrubRecord(value, ref, depth);
+  if (isRecord(value)) return scrubRecord(value, ref, depth, secrets);
   return value;
 }
 
@@ -103,7 +148,12 @@ function secretValues(manifest: Manifest | undefined): Map<string, string> {
   return out;
 }
 
-function redactSecretFields(out: Manifest, raw: Manifest, ref: Manifest | undefined): void {
+function redactSecretFields(
+  out: Manifest,
+  raw: Manifest,
+  ref: Manifest | undefined,
+  secrets: SecretValueIndex,
+): void {
   const before = secretValues(ref);
   const after = secretValues(raw);
   for (const field of SECRET_FIELDS) {
@@ -113,12 +163,13 @@ function redactSecretFields(out: Manifest, raw: Manifest, ref: Manifest | undefi
       out[field] = marker(values, ref?.[field]);
       continue;
     }
-    out[field] = Object.fromEntries(
-      Object.keys(values).map((key) => {
-        const changed = before.has(key) && before.get(key) !== after.get(key);
-        return [key, changed ? REDACTED_CHANGED : REDACTED];
-      }),
-    );
+    const redacted: Record<string, unknown> = {};
+    for (const key of Object.keys(values)) {
+      const changed = before.has(key) && before.get(key) !== after.get(key);
+      const value = changed ? REDACTED_CHANGED : REDACTED;
+      setOwn(redacted, redactKey(key, ref?.[field], redacted, secrets), value);
+    }
+    out[field] = redacted;
   }
   if ('sops' in raw) out['sops'] = marker(raw['sops'], ref?.['sops']);
   const annotations = isRecord(out['metadata']) ? out['metadata']['annotations'] : undefined;
@@ -131,15 +182,25 @@ function redactSecretFields(out: Manifest, raw: Manifest, ref: Manifest | undefi
   }
 }
 
-function redactAgainst(manifest: Manifest, ref: Manifest | undefined): Manifest {
-  const out = scrub(manifest, ref, undefined, 0) as Manifest;
-  if (isSecret(manifest)) redactSecretFields(out, manifest, ref);
+function redactAgainst(
+  manifest: Manifest,
+  ref: Manifest | undefined,
+  secrets: SecretValueIndex,
+): Manifest {
+  const out = scrub(manifest, ref, undefined, 0, secrets) as Manifest;
+  if (isSecret(manifest)) redactSecretFields(out, manifest, ref, secrets);
   return out;
 }
 
-/** A copy with every Secret value and credential-shaped string replaced by `<redacted>`. */
-export function redactManifest(manifest: Manifest): Manifest {
-  return redactAgainst(manifest, undefined);
+/**
+ * A copy with every Secret value, every occurrence of a known Secret value (`secrets`,
+ * in any string or key) and credential-shaped string replaced by `<redacted>`.
+ */
+export function redactManifest(
+  manifest: Manifest,
+  secrets: SecretValueIndex = NO_SECRET_VALUES,
+): Manifest {
+  return redactAgainst(manifest, undefined, secrets);
 }
 
 export interface RedactedPair {
@@ -151,10 +212,14 @@ export interface RedactedPair {
  * Both sides redacted; a head value that differs from base (by content: Secret `data`
  * is decoded and merged with `stringData`) reads `<redacted:changed>`, so the line differs.
  */
-export function redactPair(old: Manifest | undefined, next: Manifest | undefined): RedactedPair {
+export function redactPair(
+  old: Manifest | undefined,
+  next: Manifest | undefined,
+  secrets: SecretValueIndex = NO_SECRET_VALUES,
+): RedactedPair {
   const out: RedactedPair = {};
-  if (old !== undefined) out.old = redactAgainst(old, undefined);
-  if (next !== undefined) out.new = redactAgainst(next, old);
+  if (old !== undefined) out.old = redactAgainst(old, undefined, secrets);
+  if (next !== undefined) out.new = redactAgainst(next, old, secrets);
   return out;
 }
 
@@ -177,9 +242,16 @@ function fullyRedacted(manifest: Manifest | undefined): boolean {
  * diff, and a Secret's diff rebuilt from its redacted manifests unless they already
  * were. Changes from diffClusters are already redacted; this is for changes made elsewhere.
  */
-export function redactChange(change: ResourceChange): ResourceChange {
-  const pair = redactPair(change.old, change.new);
-  const out: ResourceChange = { ...change, diff: redactText(change.diff) };
+export function redactChange(
+  change: ResourceChange,
+  secrets: SecretValueIndex = NO_SECRET_VALUES,
+): ResourceChange {
+  const pair = redactPair(change.old, change.new, secrets);
+  const out: ResourceChange = {
+    ...change,
+    fields: change.fields.map((f) => ({ ...f, path: redactText(f.path, REDACTED, secrets) })),
+    diff: redactText(change.diff, REDACTED, secrets),
+  };
   // Assigning over the spread keeps the keys where diffClusters put them.
   if (pair.old) out.old = pair.old;
   else delete out.old;

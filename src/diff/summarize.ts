@@ -6,6 +6,8 @@
 import type { RenderedCluster } from '../render/model.js';
 import { apiGroup, producerKey } from '../render/model.js';
 import { imageChanges } from './image-changes.js';
+import { NO_SECRET_VALUES } from './redact-text.js';
+import type { SecretValueIndex } from './redact-text.js';
 import { renderErrorChanges } from './render-error-changes.js';
 import type { DiffSummary, ResourceChange } from './types.js';
 
@@ -21,6 +23,7 @@ export function summarize(
   changes: readonly ResourceChange[],
   base: RenderedCluster,
   head: RenderedCluster,
+  secrets: SecretValueIndex = NO_SECRET_VALUES,
 ): DiffSummary {
   const count = (status: ResourceChange['status']) =>
     changes.filter((c) => c.status === status).length;
@@ -35,7 +38,7 @@ export function summarize(
   const crds = changes
     .filter((c) => isKind(c, 'apiextensions.k8s.io', 'CustomResourceDefinition'))
     .map((c) => c.name);
-  const errors = renderErrorChanges(base, head);
+  const errors = renderErrorChanges(base, head, secrets);
   return {
     added: count('added'),
     removed: count('removed'),
