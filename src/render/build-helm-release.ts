@@ -86,7 +86,7 @@ export async function buildHelmRelease(
     };
   } catch (err) {
     if (err instanceof ChartUnavailableError) {
-      return { error: errorMessage(err), code: 'chart-unavailable', offline: helm.offline };
+      return { error: errorMessage(err), code: 'chart-unavailable', offline: err.notCached };
     }
     return { error: errorMessage(err) };
   } finally {

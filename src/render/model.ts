@@ -47,8 +47,8 @@ export interface RenderError {
   message: string;
   code?: RenderErrorCode;
   /**
-   * Set with `code`: the render ran offline (settings.helm.offline), so the failure may
-   * only mean the chart was not in the cache, which Flux would simply fetch.
+   * Set with `code`: the chart was only missing from the cache of an offline render
+   * (settings.helm.offline), which Flux would simply fetch.
    */
   offline?: boolean;
 }

@@ -54,6 +54,21 @@ spec:
 apiVersion: helm.toolkit.fluxcd.io/v2
 kind: HelmRelease
 metadata:
+  name: misplaced
+  namespace: apps
+spec:
+  interval: 1h
+  chart:
+    spec:
+      chart: ./charts/not-there
+      sourceRef:
+        kind: GitRepository
+        name: flux-system
+        namespace: flux-system
+---
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata:
   name: broken
   namespace: apps
 spec:
@@ -101,6 +116,14 @@ describe('a HelmRelease whose chart is not cached, rendered offline', () => {
     expect(broken?.message).toMatch(/a tag is required/);
     expect(broken).not.toHaveProperty('code');
     expect(broken).not.toHaveProperty('offline');
+  });
+
+  it('does not excuse a local chart path that is wrong, offline or not', async () => {
+    const cluster = await render(true);
+    expect(errorOf(cluster, 'misplaced')).toMatchObject({
+      code: 'chart-unavailable',
+      offline: false,
+    });
   });
 
   it('marks a chart unavailable to an online render as not offline', async () => {

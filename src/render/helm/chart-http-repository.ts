@@ -61,6 +61,7 @@ export async function resolveHttpChart(
     if (ctx.offline) {
       throw new ChartUnavailableError(
         `${what} version '${req.version || '*'}' is not in the cache (offline)`,
+        { notCached: true },
       );
     }
   }

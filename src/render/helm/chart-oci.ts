@@ -56,6 +56,7 @@ export async function resolveOciChart(
     if (ctx.offline) {
       throw new ChartUnavailableError(
         `${what} '${wanted || 'latest'}' is not in the cache (offline)`,
+        { notCached: true },
       );
     }
   }

@@ -6,9 +6,12 @@
  */
 export class ChartUnavailableError extends Error {
   readonly code = 'chart-unavailable';
+  /** Only missing from the cache of an offline render: Flux would simply fetch it. */
+  readonly notCached: boolean;
 
-  constructor(detail: string, options?: { cause?: unknown }) {
+  constructor(detail: string, options?: { cause?: unknown; notCached?: boolean }) {
     super(`chart unavailable: ${detail}`, options);
     this.name = 'ChartUnavailableError';
+    this.notCached = options?.notCached ?? false;
   }
 }
