@@ -102,8 +102,8 @@
  * - `*List` objects from a chart are not unpacked into their items (from code).
  * - [tested] Only HelmReleases that a built Kustomization applies are inflated; ones
  *   written under the entry outside any Kustomization are reported skipped.
- * - Every HelmRelease run builds all Kustomizations again (N+2 flux-local runs,
- *   settings.concurrency at a time). A HelmRelease that flux-local cannot parse (no
+ * - Every HelmRelease run builds all Kustomizations again (N+2 flux-local runs, one at
+ *   a time: `flux build ks` writes generated kustomization files into the shared copy). A HelmRelease that flux-local cannot parse (no
  *   metadata.namespace, no chart) fails every HelmRelease's run (from code). Errors carry no file;
  *   chart objects carry the chart template (helm's `# Source:`) as their file.
  */

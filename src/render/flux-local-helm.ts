@@ -103,13 +103,17 @@ export function releasesIn(objects: readonly RenderedObject[]): FoundRelease[] {
   return [...out.values()];
 }
 
-/** Inflates every release, settings.concurrency runs at a time, in the order given. */
+/**
+ * Inflates every release, one flux-local run at a time, in the order given. The runs
+ * share one copy of the repository, and `flux build ks` (which flux-local calls) writes
+ * and restores generated kustomization files inside it, so concurrent runs race.
+ */
 export async function inflateReleases(
   ctx: ReleaseContext,
   releases: readonly FoundRelease[],
   onDone?: () => void,
 ): Promise<InflatedRelease[]> {
-  return mapLimit(releases, ctx.settings.concurrency, async (release, index) => {
+  return mapLimit(releases, 1, async (release, index) => {
     const inflated = await inflate(ctx, release, index);
     onDone?.();
     return inflated;
