@@ -7,14 +7,13 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stringify } from 'yaml';
 import { runCli, type CliRun } from '../support/cli.js';
 import { expectValidAnalysis } from '../support/analysis-schema.js';
-import { bootstrap, makeRepo, type TestRepo } from '../support/repo.js';
+import { bootstrap, makeRepo, type TestRepo, yamlStream } from '../support/repo.js';
 
 const cli = runCli;
 
-const yaml = (...docs: object[]): string => docs.map((d) => stringify(d)).join('---\n');
+const yaml = yamlStream;
 
 function configMap(name: string, data: Record<string, string>): object {
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'apps' }, data };

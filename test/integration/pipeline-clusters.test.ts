@@ -5,13 +5,12 @@
  */
 import { execFileSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
-import { stringify } from 'yaml';
 import type { AnalysisResult } from '../../src/analysis.js';
 import { UsageError } from '../../src/errors.js';
 import { analyze, type AnalysisRequest } from '../../src/pipeline.js';
 import { DEFAULT_RENDER_SETTINGS, type RenderSettings } from '../../src/render/engine.js';
 import { builtinEngine, testHelmSettings, testRunner } from '../support/render.js';
-import { bootstrap, makeRepo, type RepoFiles, type TestRepo } from '../support/repo.js';
+import { bootstrap, makeRepo, type RepoFiles, type TestRepo, yamlStream } from '../support/repo.js';
 
 const settings: RenderSettings = { ...DEFAULT_RENDER_SETTINGS, helm: testHelmSettings };
 const runner = testRunner();
@@ -20,7 +19,7 @@ const engine = builtinEngine();
 const repos: TestRepo[] = [];
 afterAll(() => repos.forEach((r) => r.remove()));
 
-const yaml = (...docs: object[]): string => docs.map((d) => stringify(d)).join('---\n');
+const yaml = yamlStream;
 
 function configMap(name: string): string {
   return yaml({

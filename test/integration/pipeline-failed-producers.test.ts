@@ -5,7 +5,6 @@
  */
 import { execFileSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
-import { stringify } from 'yaml';
 import type { AnalysisResult } from '../../src/analysis.js';
 import { analyze } from '../../src/pipeline.js';
 import {
@@ -16,7 +15,14 @@ import {
 import type { Producer, RenderedCluster } from '../../src/render/model.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
 import { builtinEngine, testHelmSettings, testRunner } from '../support/render.js';
-import { bootstrap, makeRepo, type RepoFiles, type TestRepo } from '../support/repo.js';
+import {
+  bootstrap,
+  makeRepo,
+  type RepoFiles,
+  type TestRepo,
+  yamlStream,
+  fluxKustomization,
+} from '../support/repo.js';
 
 const settings: RenderSettings = { ...DEFAULT_RENDER_SETTINGS, helm: testHelmSettings };
 const runner = testRunner();
@@ -25,21 +31,9 @@ const engine = builtinEngine();
 const repos: TestRepo[] = [];
 afterAll(() => repos.forEach((r) => r.remove()));
 
-const yaml = (...docs: object[]): string => docs.map((d) => stringify(d)).join('---\n');
+const yaml = yamlStream;
 
-function ks(name: string, path: string): object {
-  return {
-    apiVersion: 'kustomize.toolkit.fluxcd.io/v1',
-    kind: 'Kustomization',
-    metadata: { name, namespace: 'flux-system' },
-    spec: {
-      interval: '10m',
-      path,
-      prune: true,
-      sourceRef: { kind: 'GitRepository', name: 'flux-system' },
-    },
-  };
-}
+const ks = fluxKustomization;
 
 const claim = {
   apiVersion: 'v1',

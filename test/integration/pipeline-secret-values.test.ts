@@ -6,7 +6,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { stringify } from 'yaml';
 import type { AnalysisResult } from '../../src/analysis.js';
 import { analyze } from '../../src/pipeline.js';
 import { DEFAULT_RENDER_SETTINGS, type RenderSettings } from '../../src/render/engine.js';
@@ -17,7 +16,7 @@ import { renderMarkdown } from '../../src/report/markdown.js';
 import { renderText } from '../../src/report/text.js';
 import { expectValidAnalysis } from '../support/analysis-schema.js';
 import { builtinEngine, testHelmSettings, testRunner } from '../support/render.js';
-import { bootstrap, makeRepo, type RepoFiles, type TestRepo } from '../support/repo.js';
+import { bootstrap, makeRepo, type RepoFiles, type TestRepo, yamlStream } from '../support/repo.js';
 
 const settings: RenderSettings = { ...DEFAULT_RENDER_SETTINGS, helm: testHelmSettings };
 const runner = testRunner();
@@ -26,7 +25,7 @@ const engine = builtinEngine();
 const repos: TestRepo[] = [];
 afterAll(() => repos.forEach((r) => r.remove()));
 
-const yaml = (...docs: object[]): string => docs.map((d) => stringify(d)).join('---\n');
+const yaml = yamlStream;
 
 function git(dir: string, ...args: string[]): void {
   execFileSync('git', ['-C', dir, ...args], {

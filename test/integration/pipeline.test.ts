@@ -8,7 +8,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { stringify } from 'yaml';
 import type { AnalysisResult } from '../../src/analysis.js';
 import { UsageError } from '../../src/errors.js';
 import { defaultBranch, resolveRevisions } from '../../src/git/merge-base.js';
@@ -21,7 +20,14 @@ import { renderMarkdown } from '../../src/report/markdown.js';
 import { renderText } from '../../src/report/text.js';
 import { expectValidAnalysis } from '../support/analysis-schema.js';
 import { builtinEngine, testHelmSettings, testRunner } from '../support/render.js';
-import { bootstrap, makeRepo, type RepoFiles, type TestRepo } from '../support/repo.js';
+import {
+  bootstrap,
+  makeRepo,
+  type RepoFiles,
+  type TestRepo,
+  yamlStream,
+  fluxKustomization,
+} from '../support/repo.js';
 
 const cleanups: Array<() => void> = [];
 afterAll(() => cleanups.forEach((c) => c()));
@@ -56,21 +62,9 @@ function remove(r: TestRepo, ...paths: string[]): void {
   for (const path of paths) rmSync(join(r.dir, path), { recursive: true, force: true });
 }
 
-const yaml = (...docs: object[]): string => docs.map((d) => stringify(d)).join('---\n');
+const yaml = yamlStream;
 
-function ks(name: string, path: string): object {
-  return {
-    apiVersion: 'kustomize.toolkit.fluxcd.io/v1',
-    kind: 'Kustomization',
-    metadata: { name, namespace: 'flux-system' },
-    spec: {
-      interval: '10m',
-      path,
-      prune: true,
-      sourceRef: { kind: 'GitRepository', name: 'flux-system' },
-    },
-  };
-}
+const ks = fluxKustomization;
 
 function configMap(name: string, data: Record<string, string>): object {
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'apps' }, data };

@@ -8,23 +8,18 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RenderedCluster } from '../../src/render/model.js';
 import { builtinEngine, testHelmSettings } from '../support/render.js';
-import { bootstrap, makeRepo, type RepoFiles, type TestRepo } from '../support/repo.js';
+import {
+  bootstrap,
+  fluxKustomization,
+  makeRepo,
+  yamlStream,
+  type RepoFiles,
+  type TestRepo,
+} from '../support/repo.js';
 
 const FILES: RepoFiles = {
   'clusters/prod/flux-system/sync.yaml': bootstrap('./clusters/prod'),
-  'clusters/prod/apps.yaml': `apiVersion: kustomize.toolkit.fluxcd.io/v1
-kind: Kustomization
-metadata:
-  name: apps
-  namespace: flux-system
-spec:
-  interval: 10m
-  path: ./apps
-  prune: true
-  sourceRef:
-    kind: GitRepository
-    name: flux-system
-`,
+  'clusters/prod/apps.yaml': yamlStream(fluxKustomization('apps', './apps')),
   'charts/broken/Chart.yaml': 'apiVersion: v2\nname: broken\nversion: 0.1.0\n',
   'charts/broken/templates/cm.yaml': 'tag: {{ required "a tag is required" .Values.tag }}\n',
   'apps/releases.yaml': `apiVersion: source.toolkit.fluxcd.io/v1

@@ -10,7 +10,14 @@ import type { RenderedCluster } from '../../src/render/model.js';
 import { renderToJson } from '../../src/render/serialize.js';
 import { projectRoot } from '../support/paths.js';
 import { builtinEngine } from '../support/render.js';
-import { bootstrap, makeRepo, type RepoFiles, type TestRepo } from '../support/repo.js';
+import {
+  bootstrap,
+  fluxKustomization,
+  makeRepo,
+  yamlStream,
+  type RepoFiles,
+  type TestRepo,
+} from '../support/repo.js';
 
 function chartFiles(name: string, into: string): RepoFiles {
   const dir = join(projectRoot, 'test', 'fixtures', 'charts', name);
@@ -46,19 +53,7 @@ ${extra}`;
 
 const FILES: RepoFiles = {
   'clusters/prod/flux-system/sync.yaml': bootstrap('./clusters/prod'),
-  'clusters/prod/apps.yaml': `apiVersion: kustomize.toolkit.fluxcd.io/v1
-kind: Kustomization
-metadata:
-  name: apps
-  namespace: flux-system
-spec:
-  interval: 10m
-  path: ./apps
-  prune: true
-  sourceRef:
-    kind: GitRepository
-    name: flux-system
-`,
+  'clusters/prod/apps.yaml': yamlStream(fluxKustomization('apps', './apps')),
   ...chartFiles('hello', 'charts/hello'),
   'charts/broken/Chart.yaml': 'apiVersion: v2\nname: broken\nversion: 0.1.0\n',
   'charts/broken/templates/cm.yaml': 'tag: {{ required "a tag is required" .Values.tag }}\n',

@@ -1,4 +1,5 @@
 /** Throwaway repositories written from a map of files, optionally committed to git. */
+import { stringify } from 'yaml';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -83,4 +84,24 @@ spec:
     kind: GitRepository
     name: flux-system
 `;
+}
+
+/** Documents as one YAML stream, the way a file in a Flux repository holds them. */
+export function yamlStream(...docs: object[]): string {
+  return docs.map((d) => stringify(d)).join('---\n');
+}
+
+/** A Flux Kustomization in flux-system that applies `path` of this repository. */
+export function fluxKustomization(name: string, path: string): Record<string, unknown> {
+  return {
+    apiVersion: 'kustomize.toolkit.fluxcd.io/v1',
+    kind: 'Kustomization',
+    metadata: { name, namespace: 'flux-system' },
+    spec: {
+      interval: '10m',
+      path,
+      prune: true,
+      sourceRef: { kind: 'GitRepository', name: 'flux-system' },
+    },
+  };
 }
