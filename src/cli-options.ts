@@ -3,9 +3,9 @@
  * RenderSettings, and the tool runner. Both revisions of a diff render as `render` would.
  */
 import { isAbsolute, normalize } from 'node:path';
-import type { ParseArgsConfig } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Config } from './config.js';
-import { UsageError } from './errors.js';
+import { errorMessage, UsageError } from './errors.js';
 import {
   DEFAULT_RENDER_SETTINGS,
   parseSourceMapping,
@@ -103,4 +103,15 @@ export function toolRunner(config: Config): ToolRunner {
     path: config.path,
     baseEnv: config.toolEnv,
   });
+}
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+/** Strict flag parsing, no positionals; a bad flag is a usage error (exit 2). */
+export function parseFlags<T extends Options>(args: string[], options: T) {
+  try {
+    return parseArgs({ args, strict: true, allowPositionals: false, options }).values;
+  } catch (err) {
+    throw new UsageError(errorMessage(err));
+  }
 }

@@ -4,12 +4,12 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
-import { parseArgs } from 'node:util';
 import type { AnalysisResult } from './analysis.js';
 import {
   engineName,
   entryPath,
   oneOf,
+  parseFlags,
   RENDER_OPTIONS,
   renderSettings,
   sourceMappings,
@@ -111,22 +111,13 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
 }
 
 function parseRenderArgs(args: string[]) {
-  try {
-    return parseArgs({
-      args,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        repo: { type: 'string', default: '.' },
-        rev: { type: 'string' },
-        path: { type: 'string', default: '.' },
-        output: { type: 'string', default: 'yaml' },
-        ...RENDER_OPTIONS,
-      },
-    }).values;
-  } catch (err) {
-    throw new UsageError(errorMessage(err));
-  }
+  return parseFlags(args, {
+    repo: { type: 'string', default: '.' },
+    rev: { type: 'string' },
+    path: { type: 'string', default: '.' },
+    output: { type: 'string', default: 'yaml' },
+    ...RENDER_OPTIONS,
+  });
 }
 
 async function renderCommand(args: string[], io: CliIO): Promise<number> {
@@ -170,25 +161,16 @@ const FAIL_ON = ['info', 'caution', 'danger', 'never'] as const;
 type FailOn = (typeof FAIL_ON)[number];
 
 function parseDiffArgs(args: string[]) {
-  try {
-    return parseArgs({
-      args,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        repo: { type: 'string', default: '.' },
-        base: { type: 'string' },
-        head: { type: 'string' },
-        path: { type: 'string', multiple: true, default: [] },
-        format: { type: 'string', default: 'markdown' },
-        output: { type: 'string' },
-        'fail-on': { type: 'string' },
-        ...RENDER_OPTIONS,
-      },
-    }).values;
-  } catch (err) {
-    throw new UsageError(errorMessage(err));
-  }
+  return parseFlags(args, {
+    repo: { type: 'string', default: '.' },
+    base: { type: 'string' },
+    head: { type: 'string' },
+    path: { type: 'string', multiple: true, default: [] },
+    format: { type: 'string', default: 'markdown' },
+    output: { type: 'string' },
+    'fail-on': { type: 'string' },
+    ...RENDER_OPTIONS,
+  });
 }
 
 function describeRevisions(r: ResolvedRevisions): string {
