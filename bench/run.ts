@@ -9,14 +9,14 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config.js';
-import { BuiltinEngine } from '../src/render/builtin-engine.js';
+import { BuiltinEngine } from '../src/render/builtin/engine.js';
 import {
   DEFAULT_RENDER_SETTINGS,
   type RenderEngine,
   type RenderSettings,
 } from '../src/render/engine.js';
-import { FluxLocalEngine } from '../src/render/flux-local-engine.js';
-import { ToolRunner } from '../src/run-tool.js';
+import { FluxLocalEngine } from '../src/render/flux-local/engine.js';
+import { ToolRunner } from '../src/tool-runner.js';
 
 const fixtures = resolve(
   import.meta.dirname,

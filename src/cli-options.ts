@@ -13,7 +13,7 @@ import {
   type RenderSettings,
   type SourceMapping,
 } from './render/index.js';
-import { ToolRunner } from './run-tool.js';
+import { ToolRunner } from './tool-runner.js';
 
 /** parseArgs option specs of the flags that decide how a repository renders. */
 export const RENDER_OPTIONS = {

@@ -4,7 +4,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
-import type { AnalysisResult } from './analysis.js';
+import type { AnalysisResult } from './model/analysis.js';
 import {
   engineName,
   entryPath,
@@ -18,10 +18,10 @@ import {
 import { loadConfig } from './config.js';
 import { errorMessage, FluxlensError, SetupError, UsageError } from './errors.js';
 import { repositoryRoot, repositoryUrl, type ResolvedRevisions } from './git/index.js';
-import { runAnalysis, type AnalysisProgress } from './pipeline.js';
+import { runAnalysis, type AnalysisProgress } from './analysis/analyze.js';
 import { createEngine, renderToJson, renderToYaml, type RenderProgress } from './render/index.js';
 import { renderHtml, renderJson, renderMarkdown, renderText } from './report/index.js';
-import { failsOn } from './risk/policy.js';
+import { failsOn } from './policy/parse-policy.js';
 
 const USAGE = `Usage: fluxlens <command> [options]
 

@@ -2,8 +2,8 @@
  * Reads the chart a Helm-rendered object came from (`helm.sh/chart`, or the older `chart`
  * label) from a RAW manifest: normalisation strips these labels before comparing.
  */
-import type { Manifest } from '../render/model.js';
-import { objectMeta } from '../render/model.js';
+import type { Manifest } from '../model/render.js';
+import { objectMeta } from '../model/render.js';
 
 export interface ChartLabel {
   chart: string;

@@ -2,7 +2,7 @@
  * Field-level changes between two (normalised, redacted) manifests: one path per change,
  * keyed list items matched by key, a whole added or removed subtree as one path.
  */
-import type { FieldChange } from './types.js';
+import type { FieldChange } from '../model/change.js';
 import { isRecord, keyPath, pairListItems } from './pair-list-items.js';
 
 function isScalar(value: unknown): boolean {

@@ -3,11 +3,11 @@
  * normalised repository: every container, initContainer and ephemeralContainer of any
  * pod spec (Pods, workload templates, CronJob job templates, custom resources alike).
  */
-import type { Manifest } from '../render/model.js';
+import type { Manifest } from '../model/render.js';
 import { parseImage } from './parse-image.js';
 import type { ImageRef } from './parse-image.js';
 import { isRecord, keyPath, listSegments } from './pair-list-items.js';
-import type { ImageChange, ResourceChange } from './types.js';
+import type { ImageChange, ResourceChange } from '../model/change.js';
 
 const CONTAINER_LISTS = new Set(['containers', 'initContainers', 'ephemeralContainers']);
 

@@ -3,8 +3,8 @@
  * checksum annotations, kustomize index annotations, policy extras) before comparing.
  * Never used on what risk rules read: they read raw clusters (see chartVersionOf).
  */
-import type { Manifest } from '../render/model.js';
-import type { Policy } from '../risk/policy-types.js';
+import type { Manifest } from '../model/render.js';
+import type { Policy } from '../policy/types.js';
 import { isRecord, keyPath, listSegments } from './pair-list-items.js';
 
 export type NormalizeRules = Policy['normalize'];

@@ -3,8 +3,8 @@
  * never the version or the producer, so an apiVersion migration or a move between
  * producers is one object that changed, not a removal and an addition.
  */
-import type { RenderedObject } from '../render/model.js';
-import { objectId } from '../render/model.js';
+import type { RenderedObject } from '../model/render.js';
+import { objectId } from '../model/render.js';
 
 export interface ObjectPair {
   id: string;

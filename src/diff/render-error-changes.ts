@@ -6,10 +6,10 @@
  * would fetch it): it is neither introduced nor fixed, though it still makes its producer
  * count as failing on that side, and stays in the cluster's errors.
  */
-import type { RenderError, RenderedCluster } from '../render/model.js';
-import { producerKey, toRef } from '../render/model.js';
-import { NO_SECRET_VALUES, REDACTED, redactText } from './redact-text.js';
-import type { SecretValueIndex } from './redact-text.js';
+import type { RenderError, RenderedCluster } from '../model/render.js';
+import { producerKey, toRef } from '../model/render.js';
+import { NO_SECRET_VALUES, REDACTED, redactText } from '../redact/redact-text.js';
+import type { SecretValueIndex } from '../redact/redact-text.js';
 
 function failing(cluster: RenderedCluster): Set<string> {
   return new Set(cluster.errors.map((e) => producerKey(e.producer)));

@@ -3,13 +3,13 @@
  * touched, image changes, render errors introduced and fixed. Derived from redacted
  * changes only (plus the clusters' error lists).
  */
-import type { RenderedCluster } from '../render/model.js';
-import { apiGroup, producerKey } from '../render/model.js';
+import type { RenderedCluster } from '../model/render.js';
+import { apiGroup, producerKey } from '../model/render.js';
 import { imageChanges } from './image-changes.js';
-import { NO_SECRET_VALUES } from './redact-text.js';
-import type { SecretValueIndex } from './redact-text.js';
+import { NO_SECRET_VALUES } from '../redact/redact-text.js';
+import type { SecretValueIndex } from '../redact/redact-text.js';
 import { renderErrorChanges } from './render-error-changes.js';
-import type { DiffSummary, ResourceChange } from './types.js';
+import type { DiffSummary, ResourceChange } from '../model/change.js';
 
 function sortedUnique(values: Iterable<string>): string[] {
   return [...new Set(values)].sort();

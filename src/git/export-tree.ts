@@ -4,7 +4,7 @@
  */
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ToolRunner } from '../run-tool.js';
+import type { ToolRunner } from '../tool-runner.js';
 
 export async function resolveRevision(
   runner: ToolRunner,

@@ -4,7 +4,7 @@
  * cannot resolve and histories without a common ancestor are the caller's input errors.
  */
 import { UsageError } from '../errors.js';
-import { ToolError, type ToolRunner } from '../run-tool.js';
+import { ToolError, type ToolRunner } from '../tool-runner.js';
 import { resolveRevision } from './export-tree.js';
 
 export interface Revision {

@@ -3,7 +3,7 @@
  * committed, never what happens to be on disk.
  */
 import { UsageError } from '../errors.js';
-import type { ToolRunner } from '../run-tool.js';
+import type { ToolRunner } from '../tool-runner.js';
 import type { GitOptions } from './merge-base.js';
 
 export interface TreeEntry {

@@ -1,7 +1,7 @@
 /** The repository's own URL (its `origin` remote), when it is a git repository with one. */
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ToolRunner } from '../run-tool.js';
+import type { ToolRunner } from '../tool-runner.js';
 
 export async function repositoryUrl(
   runner: ToolRunner,

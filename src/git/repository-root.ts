@@ -1,5 +1,5 @@
 /** The top folder of a git work tree, for commands started from one of its subfolders. */
-import { ToolError, type ToolRunner } from '../run-tool.js';
+import { ToolError, type ToolRunner } from '../tool-runner.js';
 import type { GitOptions } from './merge-base.js';
 
 /**

@@ -4,9 +4,9 @@
  */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import type { ToolRunner } from '../run-tool.js';
-import type { RenderedCluster } from './model.js';
-import type { SourceMapping } from './sources.js';
+import type { ToolRunner } from '../tool-runner.js';
+import type { RenderedCluster } from '../model/render.js';
+import type { SourceMapping } from './flux/sources.js';
 
 export type EngineName = 'builtin' | 'flux-local';
 

@@ -3,12 +3,12 @@
  * would apply, each attributed to its producer. It must not diff, judge or publish.
  */
 import type { EngineDeps, EngineName, RenderEngine } from './engine.js';
-import { BuiltinEngine } from './builtin-engine.js';
-import { FluxLocalEngine } from './flux-local-engine.js';
+import { BuiltinEngine } from './builtin/engine.js';
+import { FluxLocalEngine } from './flux-local/engine.js';
 
 export * from './engine.js';
-export * from './model.js';
-export { parseSourceMapping, type SourceMapping } from './sources.js';
+export * from '../model/render.js';
+export { parseSourceMapping, type SourceMapping } from './flux/sources.js';
 export { renderToJson, renderToYaml } from './serialize.js';
 
 export function createEngine(name: EngineName, deps: EngineDeps): RenderEngine {

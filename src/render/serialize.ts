@@ -1,6 +1,6 @@
 /** The `fluxlens render` output formats; both redact Secret values. */
-import type { RenderedCluster } from './model.js';
-import { redactSecret } from './redact.js';
+import type { RenderedCluster } from '../model/render.js';
+import { redactSecret } from '../redact/secret-markers.js';
 import { stringifyStream } from './yaml.js';
 
 export const RENDER_SCHEMA_VERSION = 1;

@@ -1,6 +1,6 @@
 /** YAML in and out: multi-document parsing with line numbers, deterministic output. */
 import { LineCounter, parseAllDocuments, stringify } from 'yaml';
-import type { Manifest } from './model.js';
+import type { Manifest } from '../model/render.js';
 
 export interface ParsedDocument {
   manifest: Manifest;

@@ -2,8 +2,8 @@
  * The check-run output for a PR's head commit: conclusion, title, summary (verdict and
  * findings), text (object diffs) and one annotation per finding with a source file.
  */
-import type { AnalysisResult } from '../analysis.js';
-import type { Level } from '../risk/types.js';
+import type { AnalysisResult } from '../model/analysis.js';
+import type { Level } from '../model/finding.js';
 import { clipText, oneLine } from './clip-text.js';
 import { groupChanges, levelRank } from './group-changes.js';
 import { omissionFooter, renderMarkdownChanges, worstOmission } from './markdown-changes.js';

@@ -3,10 +3,10 @@
  * and objects, with counts. Grouped here rather than in the browser so the page script
  * stays small and the grouping is typed and deterministic.
  */
-import type { AnalysisResult } from '../analysis.js';
-import type { ChangeStatus, FieldChange, ResourceChange } from '../diff/types.js';
-import { producerKey, type ProducerRef } from '../render/model.js';
-import type { Finding, Level } from '../risk/types.js';
+import type { AnalysisResult } from '../model/analysis.js';
+import type { ChangeStatus, FieldChange, ResourceChange } from '../model/change.js';
+import { producerKey, type ProducerRef } from '../model/render.js';
+import type { Finding, Level } from '../model/finding.js';
 
 export type StatusCounts = Record<ChangeStatus, number>;
 

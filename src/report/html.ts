@@ -5,8 +5,8 @@
  * escaped here, the dynamic part is built by the page script with textContent only.
  */
 import { createHash } from 'node:crypto';
-import type { AnalysisError, AnalysisResult } from '../analysis.js';
-import type { Finding, LevelOrNone } from '../risk/types.js';
+import type { AnalysisError, AnalysisResult } from '../model/analysis.js';
+import type { Finding, LevelOrNone } from '../model/finding.js';
 import { escapeHtml, scriptJson } from './html-escape.js';
 import {
   findingTargets,

@@ -3,9 +3,9 @@
  * changes and render errors, within a character budget. Findings come before everything
  * else; the lists after them get a share of what is left and end with "… and N more".
  */
-import type { AnalysisResult } from '../analysis.js';
-import type { RenderError } from '../render/model.js';
-import type { Finding, Level } from '../risk/types.js';
+import type { AnalysisResult } from '../model/analysis.js';
+import type { RenderError } from '../model/render.js';
+import type { Finding, Level } from '../model/finding.js';
 import { plural } from './clip-text.js';
 import { codeName, markdownLine, tableCode } from './escape-markdown.js';
 import { changesByResource, findingResourceKey, levelRank } from './group-changes.js';

@@ -1,6 +1,6 @@
 /** Plain-text labels shared by every report, so Markdown, check runs and the terminal agree. */
-import type { ProducerRef } from '../render/model.js';
-import type { LevelOrNone } from '../risk/types.js';
+import type { ProducerRef } from '../model/render.js';
+import type { LevelOrNone } from '../model/finding.js';
 
 /** `Kind/namespace/name`, or `Kind/name` for a cluster-scoped object. */
 export function resourceLabel(resource: {

@@ -1,10 +1,10 @@
 /** The verdict: the highest level, counts, one headline, and whether the change is routine. */
-import type { ResourceChange } from '../diff/types.js';
+import type { ResourceChange } from '../model/change.js';
 import { RULES } from './registry.js';
 import { isRoutineChange } from './routine-change.js';
 import { sortFindings } from './sort-findings.js';
 import { describe, plural } from './subject.js';
-import { LEVELS, type Finding, type Level, type Verdict } from './types.js';
+import { LEVELS, type Finding, type Level, type Verdict } from '../model/finding.js';
 
 function leadingPhrase(finding: Finding): string {
   const rule = RULES.find((r) => r.id === finding.rule);

@@ -2,7 +2,7 @@
  * What a rule sees of one cluster: the diff, and both rendered revisions indexed by
  * object identity and producer, so rules read the raw manifests, never the redacted ones.
  */
-import type { ClusterDiff, ResourceChange } from '../diff/types.js';
+import type { ClusterDiff, ResourceChange } from '../model/change.js';
 import {
   objectId,
   producerKey,
@@ -11,8 +11,8 @@ import {
   type ProducerRef,
   type RenderedCluster,
   type RenderedObject,
-} from '../render/model.js';
-import type { Policy } from './policy-types.js';
+} from '../model/render.js';
+import type { Policy } from '../policy/types.js';
 
 export interface RevisionView {
   cluster: RenderedCluster;

@@ -1,13 +1,13 @@
 /** Runs every rule family over every cluster and applies the repository policy. */
-import type { ClusterDiff } from '../diff/types.js';
-import { toRef, type RenderedCluster } from '../render/model.js';
+import type { ClusterDiff } from '../model/change.js';
+import { toRef, type RenderedCluster } from '../model/render.js';
 import { isIgnored, policyLevel } from './apply-policy.js';
 import { riskContext } from './context.js';
-import type { Policy } from './policy-types.js';
+import type { Policy } from '../policy/types.js';
 import { FAMILIES, ruleById } from './registry.js';
 import type { Draft } from './rule.js';
 import { sortFindings } from './sort-findings.js';
-import type { Finding } from './types.js';
+import type { Finding } from '../model/finding.js';
 
 export interface RiskInput {
   clusters: Array<{

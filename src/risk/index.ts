@@ -7,5 +7,5 @@ export { evaluateRisk, type RiskInput } from './evaluate-risk.js';
 export { computeVerdict } from './compute-verdict.js';
 export { RULES, type RegisteredRule } from './registry.js';
 export { sortFindings, compareFindings } from './sort-findings.js';
-export * from './types.js';
-export * from './policy-types.js';
+export * from '../model/finding.js';
+export * from '../policy/types.js';

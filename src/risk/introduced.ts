@@ -3,8 +3,8 @@
  * in. Rules describe an object's risky properties as facts with stable keys; a fact is
  * introduced when its key is present at head and absent at base for the same object.
  */
-import type { ResourceChange } from '../diff/types.js';
-import type { Manifest } from '../render/model.js';
+import type { ResourceChange } from '../model/change.js';
+import type { Manifest } from '../model/render.js';
 import { rawPair, type RiskContext } from './context.js';
 
 /** One property of one object at one revision; the key matches it across revisions. */

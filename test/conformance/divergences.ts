@@ -4,7 +4,7 @@
  * explains and checks that fluxlens does what Flux does there.
  */
 import { expect } from 'vitest';
-import type { Manifest, RenderedCluster } from '../../src/render/model.js';
+import type { Manifest, RenderedCluster } from '../../src/model/render.js';
 
 export interface Divergence {
   name: string;

@@ -11,7 +11,7 @@ import {
   objectMeta,
   type Manifest,
   type RenderedCluster,
-} from '../../src/render/model.js';
+} from '../../src/model/render.js';
 import { parseDocuments } from '../../src/render/yaml.js';
 import { sortDeep, withoutIndex } from './snapshot-objects.js';
 import { readAmbr } from '../support/ambr.js';

@@ -2,7 +2,7 @@
  * What both conformance suites do to compare objects with flux-local's snapshots: drop
  * the bookkeeping annotations the README says to drop, and compare with sorted keys.
  */
-import type { Manifest } from '../../src/render/model.js';
+import type { Manifest } from '../../src/model/render.js';
 
 const INDEX_ANNOTATIONS = ['config.kubernetes.io/index', 'internal.config.kubernetes.io/index'];
 

@@ -21,7 +21,7 @@ import {
   type Producer,
   type RenderedCluster,
   type RenderedObject,
-} from '../../src/render/model.js';
+} from '../../src/model/render.js';
 import { flateInstalled, renderWithFlate, type FlateRender } from '../support/flate.js';
 import { projectRoot } from '../support/paths.js';
 import { builtinEngine } from '../support/render.js';

@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { SetupError } from '../../src/errors.js';
-import { BuiltinEngine } from '../../src/render/builtin-engine.js';
+import { BuiltinEngine } from '../../src/render/builtin/engine.js';
 import {
   DEFAULT_RENDER_SETTINGS,
   type RenderRequest,
@@ -26,7 +26,7 @@ import {
   FluxLocalEngine,
   namedKustomizations,
   parseKustomizationTable,
-} from '../../src/render/flux-local-engine.js';
+} from '../../src/render/flux-local/engine.js';
 import {
   objectMeta,
   producerKey,
@@ -34,9 +34,9 @@ import {
   type Producer,
   type RenderedCluster,
   type RenderedObject,
-} from '../../src/render/model.js';
+} from '../../src/model/render.js';
 import { copyTree } from '../../src/render/tree.js';
-import { ToolRunner } from '../../src/run-tool.js';
+import { ToolRunner } from '../../src/tool-runner.js';
 import { testHelmSettings } from '../support/render.js';
 
 const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');

@@ -22,7 +22,7 @@ import {
   type ChartRender,
   type TemplateOptions,
 } from '../../src/render/helm/template.js';
-import { objectMeta, type Manifest } from '../../src/render/model.js';
+import { objectMeta, type Manifest } from '../../src/model/render.js';
 import { projectRoot } from '../support/paths.js';
 import { testRunner } from '../support/render.js';
 

@@ -5,9 +5,9 @@
  */
 import { execFileSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { AnalysisResult } from '../../src/analysis.js';
+import type { AnalysisResult } from '../../src/model/analysis.js';
 import { UsageError } from '../../src/errors.js';
-import { analyze, type AnalysisRequest } from '../../src/pipeline.js';
+import { analyze, type AnalysisRequest } from '../../src/analysis/analyze.js';
 import { DEFAULT_RENDER_SETTINGS, type RenderSettings } from '../../src/render/engine.js';
 import { builtinEngine, testHelmSettings, testRunner } from '../support/render.js';
 import { bootstrap, makeRepo, type RepoFiles, type TestRepo, yamlStream } from '../support/repo.js';

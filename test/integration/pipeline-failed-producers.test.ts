@@ -5,14 +5,14 @@
  */
 import { execFileSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { AnalysisResult } from '../../src/analysis.js';
-import { analyze } from '../../src/pipeline.js';
+import type { AnalysisResult } from '../../src/model/analysis.js';
+import { analyze } from '../../src/analysis/analyze.js';
 import {
   DEFAULT_RENDER_SETTINGS,
   type RenderEngine,
   type RenderSettings,
 } from '../../src/render/engine.js';
-import type { Producer, RenderedCluster } from '../../src/render/model.js';
+import type { Producer, RenderedCluster } from '../../src/model/render.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
 import { builtinEngine, testHelmSettings, testRunner } from '../support/render.js';
 import {

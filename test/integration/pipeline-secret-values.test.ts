@@ -6,8 +6,8 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { AnalysisResult } from '../../src/analysis.js';
-import { analyze } from '../../src/pipeline.js';
+import type { AnalysisResult } from '../../src/model/analysis.js';
+import { analyze } from '../../src/analysis/analyze.js';
 import { DEFAULT_RENDER_SETTINGS, type RenderSettings } from '../../src/render/engine.js';
 import { renderCheckRun } from '../../src/report/check-run.js';
 import { renderHtml } from '../../src/report/html.js';

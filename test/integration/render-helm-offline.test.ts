@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RenderedCluster } from '../../src/render/model.js';
+import type { RenderedCluster } from '../../src/model/render.js';
 import { builtinEngine, testHelmSettings } from '../support/render.js';
 import {
   bootstrap,

@@ -15,7 +15,7 @@ import {
   type Producer,
   type RenderedCluster,
   type RenderedObject,
-} from '../../src/render/model.js';
+} from '../../src/model/render.js';
 import { renderToJson, renderToYaml } from '../../src/render/serialize.js';
 import { bootstrap, makeRepo, type RepoFiles, type TestRepo } from '../support/repo.js';
 import { builtinEngine } from '../support/render.js';

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { objectMeta, type RenderedCluster, type RenderedObject } from '../../src/render/model.js';
+import { objectMeta, type RenderedCluster, type RenderedObject } from '../../src/model/render.js';
 import { builtinEngine } from '../support/render.js';
 import { bootstrap, makeRepo, type TestRepo } from '../support/repo.js';
 

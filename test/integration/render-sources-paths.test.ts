@@ -18,8 +18,8 @@ import {
   type Producer,
   type RenderedCluster,
   type RenderedObject,
-} from '../../src/render/model.js';
-import type { SourceMapping } from '../../src/render/sources.js';
+} from '../../src/model/render.js';
+import type { SourceMapping } from '../../src/render/flux/sources.js';
 import { builtinEngine } from '../support/render.js';
 import { bootstrap, makeRepo, type RepoFiles, type TestRepo } from '../support/repo.js';
 

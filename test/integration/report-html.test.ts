@@ -5,10 +5,10 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it, type TestContext } from 'vitest';
-import type { AnalysisResult } from '../../src/analysis.js';
-import type { ResourceChange } from '../../src/diff/types.js';
-import type { ProducerRef } from '../../src/render/model.js';
-import type { Finding } from '../../src/risk/types.js';
+import type { AnalysisResult } from '../../src/model/analysis.js';
+import type { ResourceChange } from '../../src/model/change.js';
+import type { ProducerRef } from '../../src/model/render.js';
+import type { Finding } from '../../src/model/finding.js';
 import { renderHtml } from '../../src/report/html.js';
 
 const CHROMIUM = '/usr/bin/chromium';

@@ -5,7 +5,7 @@
 import { cpSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import type { ToolRunner } from '../../src/run-tool.js';
+import type { ToolRunner } from '../../src/tool-runner.js';
 import { projectRoot } from './paths.js';
 
 export const fixtureCharts = join(projectRoot, 'test', 'fixtures', 'charts');

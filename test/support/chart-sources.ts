@@ -18,7 +18,7 @@ import {
   type ToolName,
   type ToolResult,
   type ToolRunOptions,
-} from '../../src/run-tool.js';
+} from '../../src/tool-runner.js';
 import {
   copyFixtureCharts,
   craftChartArchive,

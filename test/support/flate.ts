@@ -8,7 +8,7 @@ import { accessSync, constants, cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { loadConfig } from '../../src/config.js';
-import type { Manifest } from '../../src/render/model.js';
+import type { Manifest } from '../../src/model/render.js';
 
 function executable(path: string): boolean {
   try {

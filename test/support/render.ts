@@ -3,13 +3,13 @@ import { cpSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.js';
-import { BuiltinEngine } from '../../src/render/builtin-engine.js';
+import { BuiltinEngine } from '../../src/render/builtin/engine.js';
 import {
   DEFAULT_RENDER_SETTINGS,
   type HelmSettings,
   type RenderSettings,
 } from '../../src/render/engine.js';
-import { ToolRunner } from '../../src/run-tool.js';
+import { ToolRunner } from '../../src/tool-runner.js';
 import { fluxLocalFixtures } from './paths.js';
 
 export function testRunner(): ToolRunner {

@@ -7,7 +7,7 @@
  */
 import { mkdtemp, readFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ToolError } from '../../run-tool.js';
+import { ToolError } from '../../tool-runner.js';
 import { ChartCache, cacheKey, type CachedChart } from './chart-cache.js';
 import { readChartArchive, writeChartFiles } from './chart-archive.js';
 import { parseChartYaml } from './chart-metadata.js';

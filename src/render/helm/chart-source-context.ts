@@ -1,5 +1,5 @@
 /** What chart resolution needs from the render that asks for it, and what it returns. */
-import type { ToolRunner } from '../../run-tool.js';
+import type { ToolRunner } from '../../tool-runner.js';
 
 export interface ChartSourceContext {
   runner: ToolRunner;

@@ -8,9 +8,9 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { ToolError, type ToolRunner } from '../../run-tool.js';
-import { kustomizeBuild } from '../kustomize.js';
-import { apiGroup, objectMeta, type Manifest } from '../model.js';
+import { ToolError, type ToolRunner } from '../../tool-runner.js';
+import { kustomizeBuild } from '../kustomize/build.js';
+import { apiGroup, objectMeta, type Manifest } from '../../model/render.js';
 import { parseDocuments, stringifyManifest, stringifyStream } from '../yaml.js';
 import type { HelmRelease, PostRenderer } from './helm-release.js';
 import type { ChartRender } from './template.js';

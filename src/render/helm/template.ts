@@ -6,8 +6,8 @@
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
-import { ToolError, type ToolRunner } from '../../run-tool.js';
-import { objectMeta, type Manifest } from '../model.js';
+import { ToolError, type ToolRunner } from '../../tool-runner.js';
+import { objectMeta, type Manifest } from '../../model/render.js';
 import { parseDocuments } from '../yaml.js';
 import type { HelmRelease } from './helm-release.js';
 

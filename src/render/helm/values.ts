@@ -6,7 +6,7 @@
  */
 import { readFile, realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, posix, relative } from 'node:path';
-import { sopsPlaceholder } from '../config-data.js';
+import { sopsPlaceholder } from '../flux/config-data.js';
 import { GoYamlError, parseGoYaml } from '../go-yaml.js';
 import type { HelmRelease, ValuesReference } from './helm-release.js';
 import { isTree, parseSet, put, StrvalsError } from './strvals.js';

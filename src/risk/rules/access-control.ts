@@ -2,7 +2,7 @@
  * Access control: who may do what in the cluster. Pod Security admission levels, RBAC
  * grants and bindings, and network policies.
  */
-import { objectMeta, type Manifest } from '../../render/model.js';
+import { objectMeta, type Manifest } from '../../model/render.js';
 import { rawPair, type RiskContext } from '../context.js';
 import { droppedBy, introducedBy, type Fact } from '../introduced.js';
 import { isKind, isObj, listAt, strAt, strings } from '../manifest.js';

@@ -3,8 +3,8 @@
  * disruption budgets that go away or block every eviction, and producers that stop
  * rendering.
  */
-import type { ResourceChange } from '../../diff/types.js';
-import { objectMeta, producerKey, type Manifest } from '../../render/model.js';
+import type { ResourceChange } from '../../model/change.js';
+import { objectMeta, producerKey, type Manifest } from '../../model/render.js';
 import type { RevisionView, RiskContext } from '../context.js';
 import { introducedBy } from '../introduced.js';
 import { at, isKind, isObj, listAt, manifestIs, objAt, strAt, strings } from '../manifest.js';

@@ -2,7 +2,7 @@
  * Data loss: objects whose deletion destroys data, whole producers going away, and
  * volume claims asked to shrink.
  */
-import { objectMeta, producerKey, type Manifest, type Producer } from '../../render/model.js';
+import { objectMeta, producerKey, type Manifest, type Producer } from '../../model/render.js';
 import { producerObject, rawPair, type RiskContext } from '../context.js';
 import { isKind, strAt, at, type KnownKind } from '../manifest.js';
 import { parseQuantity } from '../quantity.js';

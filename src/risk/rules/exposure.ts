@@ -2,7 +2,7 @@
  * Exposure: traffic from outside the cluster. Services that open node ports or load
  * balancers, and routes or ingresses moved onto a public gateway or class.
  */
-import { objectMeta, type Manifest } from '../../render/model.js';
+import { objectMeta, type Manifest } from '../../model/render.js';
 import type { RiskContext } from '../context.js';
 import { introducedBy, type Fact } from '../introduced.js';
 import { isKind, isObj, listAt, strAt } from '../manifest.js';

@@ -2,7 +2,7 @@
  * Flux: changes to how Flux applies things rather than to what it applies. Suspension,
  * pruning, force, re-pointed Kustomizations and dependencies that disappear.
  */
-import { objectMeta, producerKey, type Manifest, type Producer } from '../../render/model.js';
+import { objectMeta, producerKey, type Manifest, type Producer } from '../../model/render.js';
 import { currentProducer, type RiskContext } from '../context.js';
 import { introducedBy } from '../introduced.js';
 import { at, isKind } from '../manifest.js';

@@ -2,8 +2,8 @@
  * Immutable fields: changes the API server rejects on update, so the apply wedges until
  * someone deletes the object (or Flux recreates it, when force is on).
  */
-import type { ResourceChange } from '../../diff/types.js';
-import { objectMeta, type Manifest } from '../../render/model.js';
+import type { ResourceChange } from '../../model/change.js';
+import { objectMeta, type Manifest } from '../../model/render.js';
 import { producerManifest, rawPair, type RiskContext } from '../context.js';
 import { at, deepEqual, isKind, isObj, strAt } from '../manifest.js';
 import type { Draft, RuleFamily } from '../rule.js';

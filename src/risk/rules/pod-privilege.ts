@@ -2,7 +2,7 @@
  * Pod privilege: what pods may do to the node they run on. Applies to every object with
  * a pod template, and to all of its containers (init and ephemeral too).
  */
-import type { Manifest } from '../../render/model.js';
+import type { Manifest } from '../../model/render.js';
 import { rawPair, type RiskContext } from '../context.js';
 import { droppedBy, introducedBy, type Fact } from '../introduced.js';
 import { at, isObj, listAt, strAt, strings } from '../manifest.js';

@@ -1,6 +1,6 @@
 /** Secrets in the clear: Secret values committed to the repository without SOPS encryption. */
-import type { ResourceChange } from '../../diff/types.js';
-import type { Manifest } from '../../render/model.js';
+import type { ResourceChange } from '../../model/change.js';
+import type { Manifest } from '../../model/render.js';
 import { rawPair, type RiskContext } from '../context.js';
 import { at, deepEqual, isKind, isObj } from '../manifest.js';
 import type { Draft, RuleFamily } from '../rule.js';

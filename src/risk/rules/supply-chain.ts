@@ -3,8 +3,8 @@
  * and image references that do not pin what they run.
  */
 import semver from 'semver';
-import type { ResourceChange } from '../../diff/types.js';
-import { objectMeta, producerKey, type Manifest } from '../../render/model.js';
+import type { ResourceChange } from '../../model/change.js';
+import { objectMeta, producerKey, type Manifest } from '../../model/render.js';
 import { currentProducer, rawPair, type RiskContext } from '../context.js';
 import { introducedBy } from '../introduced.js';
 import { isKind, strAt } from '../manifest.js';

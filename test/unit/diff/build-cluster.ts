@@ -5,10 +5,10 @@ import type {
   RenderError,
   RenderedCluster,
   RenderedObject,
-} from '../../../src/render/model.js';
+} from '../../../src/model/render.js';
 import { diffClusters } from '../../../src/diff/index.js';
 import type { ClusterDiff } from '../../../src/diff/index.js';
-import type { Policy } from '../../../src/risk/policy-types.js';
+import type { Policy } from '../../../src/policy/types.js';
 
 export function kustomization(name: string, namespace = 'flux-system'): ProducerRef {
   return { kind: 'Kustomization', namespace, name };

@@ -1,7 +1,7 @@
 /** Chart versions risk rules read from raw manifests, before normalisation strips the labels. */
 import { describe, expect, it } from 'vitest';
 import { chartLabelOf, chartVersionOf } from '../../../src/diff/index.js';
-import type { Manifest } from '../../../src/render/model.js';
+import type { Manifest } from '../../../src/model/render.js';
 
 const labelled = (labels: Record<string, string>): Manifest => ({
   apiVersion: 'v1',

@@ -3,7 +3,7 @@
  * or producer, moves, apiVersion migrations, reorders, field paths.
  */
 import { describe, expect, it } from 'vitest';
-import type { Manifest } from '../../../src/render/model.js';
+import type { Manifest } from '../../../src/model/render.js';
 import {
   APPS,
   configMap,

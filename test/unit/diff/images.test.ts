@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseImage } from '../../../src/diff/index.js';
 import type { ImageChange } from '../../../src/diff/index.js';
-import type { Manifest } from '../../../src/render/model.js';
+import type { Manifest } from '../../../src/model/render.js';
 import { deployment, diff, rendered } from './build-cluster.js';
 
 const DIGEST = `sha256:${'ab'.repeat(32)}`;

@@ -3,7 +3,7 @@
  * annotations, number spelling), the policy's extras, and what must stay a change.
  */
 import { describe, expect, it } from 'vitest';
-import type { Manifest } from '../../../src/render/model.js';
+import type { Manifest } from '../../../src/model/render.js';
 import { configMap, deployment, diff, rendered } from './build-cluster.js';
 
 const web = (image: string, extra: Parameters<typeof deployment>[2] = {}) =>

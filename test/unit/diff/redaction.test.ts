@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Manifest } from '../../../src/render/model.js';
+import type { Manifest } from '../../../src/model/render.js';
 import {
   REDACTED,
   REDACTED_CHANGED,

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { diffClusters } from '../../../src/diff/index.js';
-import type { RenderError } from '../../../src/render/model.js';
+import type { RenderError } from '../../../src/model/render.js';
 import { cluster, helmRelease } from './build-cluster.js';
 
 const NONE = { labels: [], annotations: [], fields: [] };

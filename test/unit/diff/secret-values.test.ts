@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { Manifest, RenderError } from '../../../src/render/model.js';
+import type { Manifest, RenderError } from '../../../src/model/render.js';
 import {
   MIN_SECRET_VALUE_LENGTH,
   REDACTED,

@@ -1,7 +1,7 @@
 /** The cluster summary: counts, what was touched, render errors a PR introduces or fixes. */
 import { describe, expect, it } from 'vitest';
 import { diffClusters } from '../../../src/diff/index.js';
-import type { Manifest, RenderError } from '../../../src/render/model.js';
+import type { Manifest, RenderError } from '../../../src/model/render.js';
 import { cluster, configMap, diff, helmRelease, kustomization, rendered } from './build-cluster.js';
 
 const NONE = { labels: [], annotations: [], fields: [] };

@@ -1,6 +1,6 @@
 /** The per-object unified diff reviewers read: sorted-key YAML, 3 lines of context, named headers. */
 import { describe, expect, it } from 'vitest';
-import type { Manifest } from '../../../src/render/model.js';
+import type { Manifest } from '../../../src/model/render.js';
 import { configMap, diff, helmRelease, rendered } from './build-cluster.js';
 
 const twentyKeys = (changed: string): Manifest => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { sopsPlaceholder } from '../../../src/render/config-data.js';
+import { sopsPlaceholder } from '../../../src/render/flux/config-data.js';
 import { HelmRelease } from '../../../src/render/helm/helm-release.js';
 import { chartDefaultValues, composeValues, ValuesError } from '../../../src/render/helm/values.js';
 import type { ConfigLookup } from '../../../src/render/helm/values.js';

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { documentLine, sourceLineFinder } from '../../../src/render/source-line-finder.js';
+import { documentLine, sourceLineFinder } from '../../../src/render/builtin/source-line-finder.js';
 import { parseDocuments } from '../../../src/render/yaml.js';
 
 const doc = (kind: string, name: string) =>

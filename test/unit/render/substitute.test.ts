@@ -4,8 +4,8 @@ import {
   envsubst,
   substituteManifest,
   SubstitutionError,
-} from '../../../src/render/substitute.js';
-import type { VarSource } from '../../../src/render/substitute.js';
+} from '../../../src/render/builtin/substitute.js';
+import type { VarSource } from '../../../src/render/builtin/substitute.js';
 
 const VARS: Record<string, string> = {
   SECRET_DOMAIN: 'example.com',

@@ -3,10 +3,10 @@ import {
   ANALYSIS_SCHEMA_VERSION,
   type AnalysisResult,
   type ClusterSummary,
-} from '../../../src/analysis.js';
-import type { ResourceChange } from '../../../src/diff/types.js';
-import type { ProducerRef } from '../../../src/render/model.js';
-import type { Finding } from '../../../src/risk/types.js';
+} from '../../../src/model/analysis.js';
+import type { ResourceChange } from '../../../src/model/change.js';
+import type { ProducerRef } from '../../../src/model/render.js';
+import type { Finding } from '../../../src/model/finding.js';
 
 export function kustomization(name: string, namespace = 'flux-system'): ProducerRef {
   return { kind: 'Kustomization', namespace, name };

@@ -5,10 +5,10 @@
  * a run stays cheap while the renderers still see every size.
  */
 import fc from 'fast-check';
-import type { AnalysisResult } from '../../../src/analysis.js';
-import type { ChangeStatus, ImageChange, ResourceChange } from '../../../src/diff/types.js';
-import type { ProducerRef, RenderError } from '../../../src/render/model.js';
-import type { Finding, Level } from '../../../src/risk/types.js';
+import type { AnalysisResult } from '../../../src/model/analysis.js';
+import type { ChangeStatus, ImageChange, ResourceChange } from '../../../src/model/change.js';
+import type { ProducerRef, RenderError } from '../../../src/model/render.js';
+import type { Finding, Level } from '../../../src/model/finding.js';
 import { analysis, clusterSummary } from './analysis-builders.js';
 
 const NAME_CHARS = [...'abcxyz019-._`|<>*[]&\\#~@ '];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { AnalysisError } from '../../../src/analysis.js';
-import type { Level } from '../../../src/risk/types.js';
+import type { AnalysisError } from '../../../src/model/analysis.js';
+import type { Level } from '../../../src/model/finding.js';
 import {
   annotationBatches,
   renderCheckRun,

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { AnalysisResult, ClusterSummary } from '../../../src/analysis.js';
-import type { ResourceChange } from '../../../src/diff/types.js';
-import type { Manifest, ProducerRef } from '../../../src/render/model.js';
-import type { Finding } from '../../../src/risk/types.js';
+import type { AnalysisResult, ClusterSummary } from '../../../src/model/analysis.js';
+import type { ResourceChange } from '../../../src/model/change.js';
+import type { Manifest, ProducerRef } from '../../../src/model/render.js';
+import type { Finding } from '../../../src/model/finding.js';
 import { renderJson } from '../../../src/report/json.js';
 import { expectValidAnalysis } from '../../support/analysis-schema.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ResourceChange } from '../../../src/diff/types.js';
+import type { ResourceChange } from '../../../src/model/change.js';
 import { renderMarkdown } from '../../../src/report/markdown.js';
 import {
   analysis,

@@ -3,7 +3,7 @@
  * render errors that fail on both sides counted in the terminal report as in the comment.
  */
 import { describe, expect, it } from 'vitest';
-import type { AnalysisResult } from '../../../src/analysis.js';
+import type { AnalysisResult } from '../../../src/model/analysis.js';
 import { renderHtml } from '../../../src/report/html.js';
 import { renderMarkdown } from '../../../src/report/markdown.js';
 import { renderText } from '../../../src/report/text.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isIgnored, policyLevel } from '../../../src/risk/apply-policy.js';
-import { DEFAULT_POLICY } from '../../../src/risk/policy-types.js';
-import type { Finding } from '../../../src/risk/types.js';
+import { DEFAULT_POLICY } from '../../../src/policy/types.js';
+import type { Finding } from '../../../src/model/finding.js';
 
 const finding = (resource: Finding['resource'], rule = 'rbac-wildcard'): Finding => ({
   rule,

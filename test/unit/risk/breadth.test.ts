@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ProducerRef } from '../../../src/render/model.js';
+import type { ProducerRef } from '../../../src/model/render.js';
 import { evaluate, fired, obj, place, type Scenario } from './scenario.js';
 
 const cms = (count: number, producers = 1) =>

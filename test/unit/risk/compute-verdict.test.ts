@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { FieldChange, ResourceChange } from '../../../src/diff/types.js';
+import type { FieldChange, ResourceChange } from '../../../src/model/change.js';
 import { computeVerdict } from '../../../src/risk/compute-verdict.js';
-import type { Finding, Level } from '../../../src/risk/types.js';
+import type { Finding, Level } from '../../../src/model/finding.js';
 import { APPS, PODINFO } from './scenario.js';
 
 function change(

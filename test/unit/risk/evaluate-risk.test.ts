@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { evaluateRisk } from '../../../src/risk/evaluate-risk.js';
-import { DEFAULT_POLICY } from '../../../src/risk/policy-types.js';
+import { DEFAULT_POLICY } from '../../../src/policy/types.js';
 import { RULES } from '../../../src/risk/registry.js';
 import {
   APPS,

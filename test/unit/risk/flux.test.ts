@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Producer } from '../../../src/render/model.js';
+import type { Producer } from '../../../src/model/render.js';
 import {
   APPS,
   DEFAULT_PRODUCERS,

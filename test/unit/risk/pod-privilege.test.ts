@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { container, deployment, findingsOf, fired, obj, type Scenario } from './scenario.js';
-import type { Manifest } from '../../../src/render/model.js';
+import type { Manifest } from '../../../src/model/render.js';
 
 const sc = (securityContext: Record<string, unknown>, name = 'app') =>
   container(name, { securityContext });

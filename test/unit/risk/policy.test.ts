@@ -2,10 +2,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../../src/errors.js';
-import { failsOn, parsePolicy } from '../../../src/risk/policy.js';
-import { DEFAULT_POLICY } from '../../../src/risk/policy-types.js';
+import { failsOn, parsePolicy } from '../../../src/policy/parse-policy.js';
+import { DEFAULT_POLICY } from '../../../src/policy/types.js';
 import { RULES } from '../../../src/risk/registry.js';
-import type { Finding, Level } from '../../../src/risk/types.js';
+import type { Finding, Level } from '../../../src/model/finding.js';
 import { projectRoot } from '../../support/paths.js';
 
 function parseError(text: string): string {

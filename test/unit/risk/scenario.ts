@@ -3,7 +3,7 @@
  * ClusterDiff that pairs their objects the way the diff step does (by identity), so rule
  * tests state only the manifests and producers they are about.
  */
-import type { ClusterDiff, FieldChange, ResourceChange } from '../../../src/diff/types.js';
+import type { ClusterDiff, FieldChange, ResourceChange } from '../../../src/model/change.js';
 import {
   objectId,
   objectMeta,
@@ -14,11 +14,11 @@ import {
   type RenderedCluster,
   type RenderedObject,
   type RenderError,
-} from '../../../src/render/model.js';
+} from '../../../src/model/render.js';
 import { evaluateRisk } from '../../../src/risk/evaluate-risk.js';
-import { DEFAULT_POLICY, type Policy } from '../../../src/risk/policy-types.js';
+import { DEFAULT_POLICY, type Policy } from '../../../src/policy/types.js';
 import { RULES } from '../../../src/risk/registry.js';
-import type { Finding } from '../../../src/risk/types.js';
+import type { Finding } from '../../../src/model/finding.js';
 
 export const APPS: ProducerRef = { kind: 'Kustomization', namespace: 'flux-system', name: 'apps' };
 export const ROOT: ProducerRef = {

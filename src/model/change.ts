@@ -1,0 +1,74 @@
+/**
+ * The diff step's output: how each object of one cluster changes between the PR's
+ * base and head. Manifests in here are already redacted: no Secret value survives.
+ */
+import type { Manifest, ProducerRef, RenderError } from './render.js';
+
+export type ChangeStatus = 'added' | 'removed' | 'changed' | 'moved';
+
+/** One changed field path (dot/bracket notation, named list items by name: `spec.template.spec.containers[app].image`). */
+export interface FieldChange {
+  path: string;
+  /** added: absent at base; removed: absent at head; changed: present on both sides. */
+  change: 'added' | 'removed' | 'changed';
+}
+
+export interface ResourceChange {
+  /** Identity across revisions: `group/kind/namespace/name` (objectId in render/model.ts). */
+  id: string;
+  status: ChangeStatus;
+  /** For `moved`: whether the content changed too. Always true for `changed`. */
+  contentChanged: boolean;
+  /** The cluster (entry path name) this object belongs to. */
+  cluster: string;
+  apiVersion: string;
+  kind: string;
+  namespace?: string;
+  name: string;
+  /** The producer at head (at base for a removal). */
+  producer: ProducerRef;
+  /** The producer at base, for `moved`. */
+  previousProducer?: ProducerRef;
+  /** Source file at head (at base for a removal), where known. */
+  file?: string;
+  /** 1-based line in `file` where the object's document starts, where known. */
+  line?: number;
+  /** Redacted manifests; `old` absent for added, `new` absent for removed. */
+  old?: Manifest;
+  new?: Manifest;
+  fields: FieldChange[];
+  /** Unified diff over sorted-key YAML with 3 lines of context; redacted. */
+  diff: string;
+}
+
+export interface ImageChange {
+  /** Normalised repository, e.g. `docker.io/library/nginx`. */
+  repository: string;
+  /** Tag or digest reference at base (absent when the image is new). */
+  from?: string;
+  /** At head (absent when the image is gone). */
+  to?: string;
+}
+
+export interface DiffSummary {
+  added: number;
+  removed: number;
+  changed: number;
+  moved: number;
+  /** `Kind/namespace/name` of every producer with at least one change, sorted. */
+  producers: string[];
+  namespaces: string[];
+  /** Names of CustomResourceDefinitions added, removed or changed. */
+  crds: string[];
+  images: ImageChange[];
+  /** Render errors at head whose producer rendered at base (or did not exist). */
+  errorsIntroduced: RenderError[];
+  /** Render errors at base that are gone at head. */
+  errorsFixed: RenderError[];
+}
+
+export interface ClusterDiff {
+  cluster: string;
+  changes: ResourceChange[];
+  summary: DiffSummary;
+}

@@ -1,0 +1,28 @@
+/** Findings and verdicts: what the risk step says about a change. */
+import type { ProducerRef } from './render.js';
+
+export type Level = 'info' | 'caution' | 'danger';
+export type LevelOrNone = 'none' | Level;
+export const LEVELS: readonly Level[] = ['info', 'caution', 'danger'];
+
+export interface Finding {
+  /** Stable kebab-case rule id (see docs/rules.md). */
+  rule: string;
+  level: Level;
+  cluster: string;
+  resource: { kind: string; namespace?: string; name: string };
+  producer?: ProducerRef;
+  /** What will happen in the cluster, in plain words; never a Secret value. */
+  message: string;
+  file?: string;
+  line?: number;
+}
+
+export interface Verdict {
+  level: LevelOrNone;
+  /** One line in plain words, e.g. "Deletes a PersistentVolumeClaim (data loss)". */
+  headline: string;
+  /** Only image tags, digests and chart versions changed, and no finding above info. */
+  routine: boolean;
+  counts: Record<Level, number>;
+}

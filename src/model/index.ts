@@ -1,0 +1,12 @@
+/**
+ * model/ holds the vocabulary every step shares: rendered objects and their producers,
+ * resource changes, findings and the analysis result, plus object identity and ordering.
+ * It imports nothing and does nothing: no I/O, no rules, no formatting.
+ */
+export type * from './analysis.js';
+export { ANALYSIS_SCHEMA_VERSION } from './analysis.js';
+export type * from './change.js';
+export * from './finding.js';
+export * from './render.js';
+export { compareStrings } from './compare.js';
+export { asRecord, isRecord, stringOf } from './records.js';

@@ -1,0 +1,115 @@
+/**
+ * The renderer's output model: what Flux would apply, attributed to the Flux object
+ * that applies it. Every later step (diff, risk, report) reads these types.
+ */
+import { asRecord } from './records.js';
+
+export type Manifest = Record<string, unknown>;
+
+export type ProducerKind = 'Kustomization' | 'HelmRelease';
+
+export interface ProducerRef {
+  kind: ProducerKind;
+  namespace: string;
+  name: string;
+}
+
+export interface Producer extends ProducerRef {
+  /** Path inside its source, normalised as Flux resolves it ('.' for the root). */
+  path: string;
+  /** The source the path is read from, e.g. GitRepository/flux-system/flux-system. */
+  source: string;
+  suspend: boolean;
+  prune: boolean;
+  dependsOn: ProducerRef[];
+  /** Where the producer itself is defined: a file in the repository, or a parent producer. */
+  definedIn: { file: string; line?: number } | { parent: ProducerRef };
+  /** Set when this producer did not render; its objects are missing from the cluster. */
+  error?: string;
+  /** Set when rendering was not attempted (e.g. an unmapped remote source). */
+  skipped?: string;
+}
+
+export interface RenderedObject {
+  producer: ProducerRef;
+  /** Repository-relative source file, where kustomize could tell. */
+  file?: string;
+  /** 1-based line in `file` where the object's document starts, where it could be told apart. */
+  line?: number;
+  manifest: Manifest;
+}
+
+/** Stable causes a consumer may act on; the message stays the human-readable detail. */
+export type RenderErrorCode = 'chart-unavailable';
+
+export interface RenderError {
+  producer: ProducerRef;
+  file?: string;
+  message: string;
+  code?: RenderErrorCode;
+  /**
+   * Set with `code`: the chart was only missing from the cache of an offline render
+   * (settings.helm.offline), which Flux would simply fetch.
+   */
+  offline?: boolean;
+}
+
+/** The machine-readable part of a RenderError, carried from a build to the cluster. */
+export type RenderErrorTags = Pick<RenderError, 'code' | 'offline'>;
+
+export interface RenderedCluster {
+  producers: Producer[];
+  objects: RenderedObject[];
+  errors: RenderError[];
+  tools: Record<string, string>;
+}
+
+export function producerKey(ref: ProducerRef): string {
+  return `${ref.kind}/${ref.namespace}/${ref.name}`;
+}
+
+export function toRef(ref: ProducerRef): ProducerRef {
+  return { kind: ref.kind, namespace: ref.namespace, name: ref.name };
+}
+
+/** apiVersion's group ('' for the core group). */
+export function apiGroup(apiVersion: string): string {
+  const slash = apiVersion.indexOf('/');
+  return slash < 0 ? '' : apiVersion.slice(0, slash);
+}
+
+export interface ObjectMeta {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  namespace: string | undefined;
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+}
+
+function stringRecord(value: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(asRecord(value))) if (typeof v === 'string') out[k] = v;
+  return out;
+}
+
+/** The identifying fields of a manifest, tolerant of missing or mistyped values. */
+export function objectMeta(manifest: Manifest): ObjectMeta {
+  const metadata = asRecord(manifest['metadata']);
+  const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+  const ns = metadata['namespace'];
+  return {
+    apiVersion: str(manifest['apiVersion']),
+    kind: str(manifest['kind']),
+    name: str(metadata['name']),
+    namespace: typeof ns === 'string' && ns !== '' ? ns : undefined,
+    labels: stringRecord(metadata['labels']),
+    annotations: stringRecord(metadata['annotations']),
+  };
+}
+
+/** Stable identity across revisions: group, kind, namespace, name (not version). */
+export function objectId(manifest: Manifest): string {
+  const m = objectMeta(manifest);
+  return `${apiGroup(m.apiVersion)}/${m.kind}/${m.namespace ?? ''}/${m.name}`;
+}

@@ -1,0 +1,180 @@
+/**
+ * The repository policy file, `.fluxlens.yaml`: parsed with a strict schema so a typo is an
+ * error rather than a rule silently left on. The pipeline reads it from the PR's base
+ * revision, so a pull request cannot relax the rules that judge it.
+ */
+import { posix } from 'node:path';
+import { LineCounter, parseDocument } from 'yaml';
+import { z } from 'zod';
+import { UsageError } from '../errors.js';
+import { DEFAULT_POLICY, type Policy } from './types.js';
+import { RULES } from '../risk/registry.js';
+import type { Finding, Level } from '../model/finding.js';
+
+export const POLICY_FILE = '.fluxlens.yaml';
+
+const RULE_IDS = new Set(RULES.map((r) => r.id));
+
+/** A registered rule id: a typo would otherwise leave the rule it meant to change alone. */
+const ruleId = z.string().refine((id) => RULE_IDS.has(id), 'unknown rule (see docs/rules.md)');
+const LEVEL_RANK: Record<Level, number> = { info: 1, caution: 2, danger: 3 };
+
+const nonEmpty = z.string().min(1, 'must not be empty');
+
+const repoPath = nonEmpty.transform((path, ctx) => {
+  const normalized = posix.normalize(path).replace(/\/+$/, '') || '.';
+  if (posix.isAbsolute(normalized) || normalized === '..' || normalized.startsWith('../')) {
+    ctx.addIssue({ code: 'custom', message: 'must be a folder inside the repository' });
+    return z.NEVER;
+  }
+  return normalized;
+});
+
+const PolicySchema = z.strictObject({
+  rules: z.record(ruleId, z.enum(['off', 'info', 'caution', 'danger'])).optional(),
+  ignore: z
+    .array(
+      z.strictObject({
+        rule: z
+          .string()
+          .refine((id) => id === '*' || RULE_IDS.has(id), "unknown rule (or '*' for every rule)"),
+        /** `Kind/namespace/name` with `*` wildcards; absent means every resource. */
+        resource: nonEmpty.optional(),
+      }),
+    )
+    .optional(),
+  normalize: z
+    .strictObject({
+      labels: z.array(nonEmpty).optional(),
+      annotations: z.array(nonEmpty).optional(),
+      fields: z.array(nonEmpty).optional(),
+    })
+    .optional(),
+  publicGateways: z.array(nonEmpty).optional(),
+  failOn: z.enum(['info', 'caution', 'danger', 'never']).optional(),
+  clusters: z
+    .array(z.strictObject({ name: nonEmpty, path: repoPath }))
+    .superRefine((clusters, ctx) => {
+      const seen = new Set<string>();
+      clusters.forEach((c, i) => {
+        if (seen.has(c.name)) {
+          ctx.addIssue({
+            code: 'custom',
+            path: [i, 'name'],
+            message: `duplicate name '${c.name}'`,
+          });
+        }
+        seen.add(c.name);
+      });
+    })
+    .optional(),
+});
+
+type PolicyFile = z.infer<typeof PolicySchema>;
+
+/**
+ * Parses `.fluxlens.yaml`. An empty file is the default policy; anything malformed is a
+ * UsageError naming the file and the field (`.fluxlens.yaml: clusters.0.path: required`).
+ */
+export function parsePolicy(text: string): Policy {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: false, lineCounter });
+  const yamlError = doc.errors[0];
+  if (yamlError) {
+    const { line } = lineCounter.linePos(yamlError.pos[0]);
+    throw new UsageError(
+      `${POLICY_FILE}: invalid YAML (line ${String(line)}): ${yamlError.message}`,
+    );
+  }
+  let data: unknown;
+  try {
+    data = doc.toJS({ maxAliasCount: 100 });
+  } catch (err) {
+    throw new UsageError(
+      `${POLICY_FILE}: invalid YAML: ${err instanceof Error ? err.message : String(err)}`,
+    );
+  }
+  if (data === null || data === undefined) return clonePolicy(DEFAULT_POLICY);
+  if (typeof data !== 'object' || Array.isArray(data)) {
+    throw new UsageError(`${POLICY_FILE}: must be a mapping of settings`);
+  }
+  const parsed = PolicySchema.safeParse(data, { reportInput: true });
+  if (!parsed.success) {
+    const messages = parsed.error.issues.flatMap(describeIssue);
+    const shown = messages.slice(0, 5).join('; ');
+    const more = messages.length > 5 ? ` (and ${String(messages.length - 5)} more)` : '';
+    throw new UsageError(`${POLICY_FILE}: ${shown}${more}`);
+  }
+  return toPolicy(parsed.data);
+}
+
+function toPolicy(file: PolicyFile): Policy {
+  const defaults = clonePolicy(DEFAULT_POLICY);
+  return {
+    levels: { ...file.rules },
+    ignores: (file.ignore ?? []).map((i) => ({ rule: i.rule, resource: i.resource ?? '*' })),
+    normalize: {
+      labels: file.normalize?.labels ?? defaults.normalize.labels,
+      annotations: file.normalize?.annotations ?? defaults.normalize.annotations,
+      fields: file.normalize?.fields ?? defaults.normalize.fields,
+    },
+    publicGateways: file.publicGateways ?? defaults.publicGateways,
+    failOn: file.failOn ?? defaults.failOn,
+    clusters: (file.clusters ?? []).map((c) => ({ name: c.name, path: c.path })),
+  };
+}
+
+function clonePolicy(policy: Policy): Policy {
+  return structuredClone(policy);
+}
+
+/** Whether any finding reaches the fail-on level (`never` never fails). */
+export function failsOn(findings: readonly Finding[], failOn: Level | 'never'): boolean {
+  if (failOn === 'never') return false;
+  return findings.some((f) => LEVEL_RANK[f.level] >= LEVEL_RANK[failOn]);
+}
+
+function fieldPath(path: readonly PropertyKey[]): string {
+  return path.map((p) => String(p)).join('.');
+}
+
+function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'a mapping';
+  return `${typeof value} ${JSON.stringify(value)}`;
+}
+
+function expectedType(expected: string): string {
+  if (expected === 'object' || expected === 'record') return 'a mapping';
+  if (expected === 'array') return 'a list';
+  return `a ${expected}`;
+}
+
+function describeIssue(issue: z.core.$ZodIssue): string[] {
+  const at = (path: readonly PropertyKey[], message: string): string =>
+    path.length > 0 ? `${fieldPath(path)}: ${message}` : message;
+  switch (issue.code) {
+    case 'unrecognized_keys':
+      return issue.keys.map((key) => at([...issue.path, key], 'unknown key'));
+    case 'invalid_type':
+      if (issue.input === undefined) return [at(issue.path, 'required')];
+      return [
+        at(
+          issue.path,
+          `expected ${expectedType(issue.expected)}, got ${describeValue(issue.input)}`,
+        ),
+      ];
+    case 'invalid_value':
+      return [
+        at(
+          issue.path,
+          `must be one of ${issue.values.map(String).join(', ')}, got ${describeValue(issue.input)}`,
+        ),
+      ];
+    case 'invalid_key':
+      return [at(issue.path, issue.issues[0]?.message ?? 'invalid key')];
+    default:
+      return [at(issue.path, issue.message)];
+  }
+}

@@ -1,0 +1,25 @@
+/** The repository policy (`.fluxlens.yaml`, read from the base revision), as parsed. */
+import type { Level } from '../model/finding.js';
+
+export interface Policy {
+  /** Rule id -> level override, or 'off'. */
+  levels: Record<string, Level | 'off'>;
+  /** Findings to drop: a rule id (or '*') and a resource glob `Kind/namespace/name` (or '*'). */
+  ignores: Array<{ rule: string; resource: string }>;
+  /** Extra normalisation before comparing, on top of the defaults. */
+  normalize: { labels: string[]; annotations: string[]; fields: string[] };
+  /** Substrings that mark a gateway or ingress class as public. */
+  publicGateways: string[];
+  failOn: Level | 'never';
+  /** Named entry paths: one repository, several clusters. Empty: the root is one cluster. */
+  clusters: Array<{ name: string; path: string }>;
+}
+
+export const DEFAULT_POLICY: Policy = {
+  levels: {},
+  ignores: [],
+  normalize: { labels: [], annotations: [], fields: [] },
+  publicGateways: ['external', 'public'],
+  failOn: 'danger',
+  clusters: [],
+};

@@ -1,0 +1,265 @@
+/**
+ * Redacts manifests before anything is compared, printed or stored: every Secret
+ * data/stringData/sops value, and credential-shaped strings in any object. Redacting a
+ * base/head pair marks head values that differ from base, so changes stay visible.
+ */
+import { Buffer } from 'node:buffer';
+import type { Manifest } from '../model/render.js';
+import { apiGroup, objectMeta } from '../model/render.js';
+import { isRecord, pairListItems } from '../diff/pair-list-items.js';
+import {
+  NO_SECRET_VALUES,
+  REDACTED,
+  REDACTED_CHANGED,
+  SECRET_NAME,
+  redactText,
+} from './redact-text.js';
+import type { SecretValueIndex } from './redact-text.js';
+import { objectLabel, textDiff } from '../diff/text-diff.js';
+import type { ResourceChange } from '../model/change.js';
+
+/**
+ * Deeper than any real manifest (CRD schemas included); a subtree past it is replaced
+ * whole, never walked, which also bounds the recursion of every later step.
+ */
+const MAX_DEPTH = 512;
+const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+const SECRET_FIELDS = ['data', 'stringData'] as const;
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/** The marker for a head value: changed when base has a different one at the same place. */
+function marker(value: unknown, ref: unknown): string {
+  return ref !== undefined && JSON.stringify(ref) !== JSON.stringify(value)
+    ? REDACTED_CHANGED
+    : REDACTED;
+}
+
+/** Sets an own property, even `__proto__` (a valid ConfigMap or Secret key). */
+function setOwn(out: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/**
+ * `key` with Secret values and credential shapes hidden, marked changed when base has a
+ * map here without that key; a number is added when two keys of `out` would collide.
+ */
+function redactKey(
+  key: string,
+  ref: unknown,
+  out: Record<string, unknown>,
+  secrets: SecretValueIndex,
+): string {
+  const changed = isRecord(ref) && !Object.hasOwn(ref, key);
+  const redacted = redactText(key, changed ? REDACTED_CHANGED : REDACTED, secrets);
+  if (redacted === key) return key;
+  let unique = redacted;
+  for (let n = 2; Object.hasOwn(out, unique); n++) unique = `${redacted}#${n}`;
+  return unique;
+}
+
+function scrubRecord(
+  value: Record<string, unknown>,
+  ref: unknown,
+  depth: number,
+  secrets: SecretValueIndex,
+): Record<string, unknown> {
+  const refs = isRecord(ref) ? ref : {};
+  const out: Record<string, unknown> = {};
+  for (const [key, child] of Object.entries(value)) {
+    const named = SECRET_NAME.test(key) && typeof child === 'string';
+    const redacted = named
+      ? marker(child, refs[key])
+      : scrub(child, refs[key], key, depth + 1, secrets);
+    setOwn(out, redactKey(key, ref, out, secrets), redacted);
+  }
+  // An env var or similar `{ name, value }` pair naming a credential.
+  if (typeof value['name'] === 'string' && SECRET_NAME.test(value['name']) && 'value' in value) {
+    out['value'] = marker(value['value'], refs['value']);
+  }
+  return out;
+}
+
+/**
+ * `value` with known Secret values and credential shapes replaced; `ref` is the value at
+ * the same place at base. A number that reads as a Secret value (substitution re-reads
+ * the YAML) becomes a marker too.
+ */
+function scrub(
+  value: unknown,
+  ref: unknown,
+  parentKey: string | undefined,
+  depth: number,
+  secrets: SecretValueIndex,
+): unknown {
+  if (depth > MAX_DEPTH) return REDACTED;
+  if (typeof value === 'string') {
+    const redacted = redactText(value, REDACTED, secrets);
+    if (redacted === value) return value;
+    return typeof ref === 'string' && ref !== value
+      ? redactText(value, REDACTED_CHANGED, secrets)
+      : redacted;
+  }
+  if (typeof value === 'number') {
+    const text = String(value);
+    return redactText(text, REDACTED, secrets) === text ? value : marker(value, ref);
+  }
+  if (Array.isArray(value)) {
+    const out = value.slice();
+    const refs = Array.isArray(ref) ? ref : undefined;
+    for (const pair of pairListItems(parentKey, refs, value)) {
+      if (pair.newIndex >= 0) {
+        out[pair.newIndex] = scrub(pair.new, pair.old, undefined, depth + 1, secrets);
+      }
+    }
+    return out;
+  }
+  if (isRecord(value)) return scrubRecord(value, ref, depth, secrets);
+  return value;
+}
+
+export function isSecret(manifest: Manifest): boolean {
+  const meta = objectMeta(manifest);
+  return meta.kind === 'Secret' && apiGroup(meta.apiVersion) === '';
+}
+
+/** A `data` value in comparable form: decoded when it is base64, else as written. */
+function dataValue(value: unknown): string {
+  const compact = typeof value === 'string' ? value.replace(/\s+/g, '') : '';
+  if (typeof value === 'string' && compact.length % 4 === 0 && BASE64.test(compact)) {
+    return `b:${Buffer.from(compact, 'base64').toString('base64')}`;
+  }
+  return `j:${JSON.stringify(value)}`;
+}
+
+/** One comparable form per key: `data` decoded, `stringData` encoded, stringData wins. */
+function secretValues(manifest: Manifest | undefined): Map<string, string> {
+  const out = new Map<string, string>();
+  const data = manifest?.['data'];
+  const stringData = manifest?.['stringData'];
+  if (isRecord(data)) {
+    for (const [key, value] of Object.entries(data)) out.set(key, dataValue(value));
+  }
+  if (isRecord(stringData)) {
+    for (const [key, value] of Object.entries(stringData)) {
+      const text = typeof value === 'string' ? value : JSON.stringify(value);
+      out.set(key, `b:${Buffer.from(text, 'utf8').toString('base64')}`);
+    }
+  }
+  return out;
+}
+
+function redactSecretFields(
+  out: Manifest,
+  raw: Manifest,
+  ref: Manifest | undefined,
+  secrets: SecretValueIndex,
+): void {
+  const before = secretValues(ref);
+  const after = secretValues(raw);
+  for (const field of SECRET_FIELDS) {
+    const values = raw[field];
+    if (values === undefined || values === null) continue;
+    if (!isRecord(values)) {
+      out[field] = marker(values, ref?.[field]);
+      continue;
+    }
+    const redacted: Record<string, unknown> = {};
+    for (const key of Object.keys(values)) {
+      const changed = before.has(key) && before.get(key) !== after.get(key);
+      const value = changed ? REDACTED_CHANGED : REDACTED;
+      setOwn(redacted, redactKey(key, ref?.[field], redacted, secrets), value);
+    }
+    out[field] = redacted;
+  }
+  if ('sops' in raw) out['sops'] = marker(raw['sops'], ref?.['sops']);
+  const annotations = isRecord(out['metadata']) ? out['metadata']['annotations'] : undefined;
+  if (isRecord(annotations) && LAST_APPLIED in annotations) {
+    const refAnnotations = objectMeta(ref ?? {}).annotations;
+    annotations[LAST_APPLIED] = marker(
+      objectMeta(raw).annotations[LAST_APPLIED],
+      refAnnotations[LAST_APPLIED],
+    );
+  }
+}
+
+function redactAgainst(
+  manifest: Manifest,
+  ref: Manifest | undefined,
+  secrets: SecretValueIndex,
+): Manifest {
+  const out = scrub(manifest, ref, undefined, 0, secrets) as Manifest;
+  if (isSecret(manifest)) redactSecretFields(out, manifest, ref, secrets);
+  return out;
+}
+
+/**
+ * A copy with every Secret value, every occurrence of a known Secret value (`secrets`,
+ * in any string or key) and credential-shaped string replaced by `<redacted>`.
+ */
+export function redactManifest(
+  manifest: Manifest,
+  secrets: SecretValueIndex = NO_SECRET_VALUES,
+): Manifest {
+  return redactAgainst(manifest, undefined, secrets);
+}
+
+export interface RedactedPair {
+  old?: Manifest;
+  new?: Manifest;
+}
+
+/**
+ * Both sides redacted; a head value that differs from base (by content: Secret `data`
+ * is decoded and merged with `stringData`) reads `<redacted:changed>`, so the line differs.
+ */
+export function redactPair(
+  old: Manifest | undefined,
+  next: Manifest | undefined,
+  secrets: SecretValueIndex = NO_SECRET_VALUES,
+): RedactedPair {
+  const out: RedactedPair = {};
+  if (old !== undefined) out.old = redactAgainst(old, undefined, secrets);
+  if (next !== undefined) out.new = redactAgainst(next, old, secrets);
+  return out;
+}
+
+function fullyRedacted(manifest: Manifest | undefined): boolean {
+  if (manifest === undefined || !isSecret(manifest)) return true;
+  const markers = new Set([REDACTED, REDACTED_CHANGED]);
+  const values = SECRET_FIELDS.flatMap((f) => {
+    const v = manifest[f];
+    return isRecord(v) ? Object.values(v) : v === undefined || v === null ? [] : [v];
+  });
+  const sops = manifest['sops'];
+  return (
+    values.every((v) => markers.has(v as string)) &&
+    (sops === undefined || markers.has(sops as string))
+  );
+}
+
+/**
+ * A change safe to publish: manifests redacted, credential shapes scrubbed from the
+ * diff, and a Secret's diff rebuilt from its redacted manifests unless they already
+ * were. Changes from diffClusters are already redacted; this is for changes made elsewhere.
+ */
+export function redactChange(
+  change: ResourceChange,
+  secrets: SecretValueIndex = NO_SECRET_VALUES,
+): ResourceChange {
+  const pair = redactPair(change.old, change.new, secrets);
+  const out: ResourceChange = {
+    ...change,
+    fields: change.fields.map((f) => ({ ...f, path: redactText(f.path, REDACTED, secrets) })),
+    diff: redactText(change.diff, REDACTED, secrets),
+  };
+  // Assigning over the spread keeps the keys where diffClusters put them.
+  if (pair.old) out.old = pair.old;
+  else delete out.old;
+  if (pair.new) out.new = pair.new;
+  else delete out.new;
+  if (!fullyRedacted(change.old) || !fullyRedacted(change.new)) {
+    const label = objectLabel(change.kind, change.namespace, change.name);
+    out.diff = change.diff === '' ? '' : textDiff(label, pair.old, pair.new);
+  }
+  return out;
+}

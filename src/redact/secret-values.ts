@@ -1,0 +1,31 @@
+/**
+ * The values of every Secret both sides rendered, to hide them wherever else they turn up:
+ * postBuild.substituteFrom copies Secret values into ConfigMaps, Certificates, URLs...
+ */
+import { isSopsEncrypted, readConfigData } from '../render/flux/config-data.js';
+import type { RenderedCluster } from '../model/render.js';
+import { isSecret } from './redact-manifest.js';
+import { indexSecretValues } from './redact-text.js';
+import type { SecretValueIndex } from './redact-text.js';
+
+/**
+ * Each value as the API server holds it (data decoded, stringData over it), as substitution
+ * writes it (newlines removed) and, for `data`, as written (base64). SOPS values are not
+ * known offline. Values shorter than MIN_SECRET_VALUE_LENGTH are left out.
+ */
+export function secretValuesOf(...clusters: readonly RenderedCluster[]): SecretValueIndex {
+  const values: string[] = [];
+  for (const cluster of clusters) {
+    for (const { manifest } of cluster.objects) {
+      if (!isSecret(manifest) || isSopsEncrypted(manifest)) continue;
+      for (const value of Object.values(readConfigData(manifest))) {
+        values.push(value, value.replaceAll('\n', ''));
+      }
+      const data = manifest['data'];
+      if (data !== null && typeof data === 'object' && !Array.isArray(data)) {
+        for (const raw of Object.values(data)) if (typeof raw === 'string') values.push(raw);
+      }
+    }
+  }
+  return indexSecretValues(values);
+}

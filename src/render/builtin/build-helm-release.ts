@@ -1,0 +1,181 @@
+/**
+ * Inflates one HelmRelease as helm-controller would: resolve its chart, compose its
+ * values, `helm template`, then the post-render steps. Every failure is this
+ * HelmRelease's error; the HelmRelease object itself stays with its Kustomization.
+ */
+import { mkdir, readFile, rm } from 'node:fs/promises';
+import { join, posix } from 'node:path';
+import { errorMessage } from '../../errors.js';
+import type { ToolRunner } from '../../tool-runner.js';
+import type { HelmSettings, RenderSettings } from '../engine.js';
+import { describeSchemaError } from '../flux/objects.js';
+import { resolveChart, type ChartSourceContext } from '../helm/chart-source.js';
+import { HelmRelease, releaseName, releaseNamespace } from '../helm/helm-release.js';
+import { postRender } from '../helm/post-render.js';
+import { chartCrdsMode, helmTemplate, takeTemplateSource } from '../helm/template.js';
+import { chartDefaultValues, composeValues, type ConfigLookup } from '../helm/values.js';
+import { ChartUnavailableError } from '../helm/chart-unavailable-error.js';
+import type { Manifest, ProducerRef, RenderedObject, RenderErrorTags } from '../../model/render.js';
+import { replaceFile } from '../tree.js';
+import { parseDocuments, stringifyManifest } from '../yaml.js';
+import type { ResolvedChart } from '../helm/chart-source-context.js';
+
+export interface HelmBuildContext {
+  /** '' when a source is the reviewed repository, else the prefix its files are shown with. */
+  filePrefix: (kind: string, namespace: string, name: string) => Promise<string>;
+  runner: ToolRunner;
+  settings: RenderSettings;
+  scratchDir: () => string;
+  configData: ConfigLookup;
+  chartSources: Omit<
+    ChartSourceContext,
+    'runner' | 'cacheDir' | 'offline' | 'timeoutMs' | 'maxChartBytes'
+  >;
+}
+
+export type HelmBuildOutcome =
+  | { objects: RenderedObject[]; chart: string }
+  | ({ error: string } & RenderErrorTags);
+
+export async function buildHelmRelease(
+  ctx: HelmBuildContext,
+  ref: ProducerRef,
+  manifest: Manifest,
+): Promise<HelmBuildOutcome> {
+  const parsed = HelmRelease.safeParse(manifest);
+  if (!parsed.success)
+    return { error: `invalid HelmRelease: ${describeSchemaError(parsed.error)}` };
+  const hr = parsed.data;
+  hr.metadata.namespace ??= ref.namespace;
+  const helm = ctx.settings.helm;
+  const scratch = ctx.scratchDir();
+  await mkdir(scratch, { recursive: true });
+  try {
+    const chart = await resolveChart(hr, chartContext(ctx, helm), scratch);
+    await prepareChart(hr, chart);
+    const namespace = releaseNamespace(hr, ref.namespace);
+    const limits = {
+      timeoutMs: ctx.settings.toolTimeoutMs,
+      maxOutputBytes: ctx.settings.maxOutputBytes,
+    };
+    const rendered = await helmTemplate(
+      ctx.runner,
+      {
+        chartDir: chart.dir,
+        releaseName: releaseName(hr),
+        namespace,
+        values: composeValues(hr, ctx.configData, ref.namespace),
+        apiVersions: helm.apiVersions,
+        ...(helm.kubeVersion !== undefined ? { kubeVersion: helm.kubeVersion } : {}),
+        crds: chartCrdsMode(hr, helm.skipCrds),
+        isUpgrade: helm.isUpgrade,
+        ...actionFlags(hr, helm.isUpgrade),
+        includeTests: hr.spec.test?.enable === true,
+        ...limits,
+      },
+      scratch,
+    );
+    const objects = await postRender(ctx.runner, rendered, hr, namespace, scratch, limits);
+    const fileOf = await templateFiles(ctx, hr, chart);
+    return {
+      objects: objects.map((manifest) => {
+        const file = fileOf(takeTemplateSource(manifest));
+        return file === undefined ? { producer: ref, manifest } : { producer: ref, file, manifest };
+      }),
+      chart: `${chart.source}@${chart.version}`,
+    };
+  } catch (err) {
+    if (err instanceof ChartUnavailableError) {
+      return { error: errorMessage(err), code: 'chart-unavailable', offline: err.notCached };
+    }
+    return { error: errorMessage(err) };
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+function chartContext(ctx: HelmBuildContext, helm: HelmSettings): ChartSourceContext {
+  return {
+    ...ctx.chartSources,
+    runner: ctx.runner,
+    cacheDir: helm.chartCacheDir,
+    offline: helm.offline,
+    timeoutMs: ctx.settings.toolTimeoutMs,
+    maxChartBytes: helm.maxChartBytes,
+  };
+}
+
+/** The install or upgrade switches that change what helm renders, for the action rendered. */
+function actionFlags(hr: HelmRelease, isUpgrade: boolean) {
+  const action = isUpgrade ? hr.spec.upgrade : hr.spec.install;
+  return {
+    disableHooks: action?.disableHooks ?? false,
+    disableOpenAPIValidation: action?.disableOpenAPIValidation ?? false,
+    disableSchemaValidation: action?.disableSchemaValidation ?? false,
+  };
+}
+
+/**
+ * Makes the chart folder what source-controller and helm-controller hand to helm: the
+ * default values merged from spec.chart.spec.valuesFiles, and the version helm-controller
+ * records (an OCIRepository digest suffix) in Chart.yaml, where templates read it.
+ */
+async function prepareChart(hr: HelmRelease, chart: ResolvedChart): Promise<void> {
+  const spec = hr.spec.chart?.spec;
+  // v2beta1's single valuesFile comes before valuesFiles, as source-controller merges them.
+  const files = [...(spec?.valuesFile ? [spec.valuesFile] : []), ...(spec?.valuesFiles ?? [])];
+  const defaults = await chartDefaultValues(
+    chart.dir,
+    files,
+    spec?.ignoreMissingValuesFiles ?? false,
+    chart.sourceRoot,
+  );
+  // JSON, not YAML: helm must read 'on', 'yes' and 0o17 back exactly as strings.
+  if (defaults) await replaceFile(join(chart.dir, 'values.yaml'), JSON.stringify(defaults));
+  const chartFile = join(chart.dir, 'Chart.yaml');
+  const meta = parseDocuments(await readFile(chartFile, 'utf8')).documents[0]?.manifest;
+  const version = withValuesFilesGeneration(chart.version, files);
+  if (meta && meta['version'] !== version) {
+    await replaceFile(chartFile, stringifyManifest({ ...meta, version }));
+  }
+}
+
+/**
+ * source-controller sets a chart built with valuesFiles (other than the lone default
+ * values.yaml) to `VERSION+GENERATION` of its HelmChart, so consumers notice a values
+ * change. The generation of a HelmChart helm-controller creates is 1 until its spec
+ * changes, which is what a render can know.
+ */
+function withValuesFilesGeneration(version: string, files: readonly string[]): string {
+  const effective =
+    files.length === 1 && posix.normalize(files[0] ?? '') === 'values.yaml' ? [] : files;
+  if (effective.length === 0) return version;
+  return `${version.replace(/\+.*$/, '')}+1`;
+}
+
+/**
+ * Maps helm's `CHART/templates/x.yaml` to where the template lives: a repository path
+ * for a chart inside a source folder, `SOURCE:CHART/templates/x.yaml` otherwise.
+ */
+async function templateFiles(
+  ctx: HelmBuildContext,
+  hr: HelmRelease,
+  chart: ResolvedChart,
+): Promise<(template: string | undefined) => string | undefined> {
+  const spec = hr.spec.chart?.spec;
+  if (chart.sourceRoot === undefined || !spec) {
+    return (template) => (template === undefined ? undefined : `${chart.source}:${template}`);
+  }
+  const ref = spec.sourceRef;
+  const prefix = await ctx.filePrefix(
+    ref.kind,
+    ref.namespace ?? hr.metadata.namespace ?? '',
+    ref.name,
+  );
+  const chartPath = posix.normalize(spec.chart.replace(/^\.?\/+/, '')).replace(/\/+$/, '');
+  return (template) => {
+    if (template === undefined) return undefined;
+    const inChart = template.slice(template.indexOf('/') + 1);
+    return `${prefix}${chartPath === '.' ? inChart : `${chartPath}/${inChart}`}`;
+  };
+}

@@ -1,0 +1,207 @@
+/**
+ * Builds one Flux Kustomization as kustomize-controller does: merge the spec into the
+ * kustomization file (in a private copy of the source), run kustomize, then per object
+ * post-build substitution, owner labels and commonMetadata, each attributed to the file
+ * and line kustomize read it from.
+ */
+import { rm } from 'node:fs/promises';
+import { join, posix } from 'node:path';
+import { errorMessage } from '../../errors.js';
+import type { ToolRunner } from '../../tool-runner.js';
+import type { RenderSettings } from '../engine.js';
+import type { FluxKustomization } from '../flux/objects.js';
+import { generateKustomization, GenerateError } from '../kustomize/generate.js';
+import { checkKustomizationTree, kustomizeBuild, UnsafePathError } from '../kustomize/build.js';
+import {
+  objectMeta,
+  type Manifest,
+  type ProducerRef,
+  type RenderedObject,
+} from '../../model/render.js';
+import { sourceLineFinder, type SourceLineFinder } from './source-line-finder.js';
+import { collectVariables, substituteManifest, SubstitutionError } from './substitute.js';
+import { copyTree, replaceFile } from '../tree.js';
+import { parseDocuments, stringifyManifest } from '../yaml.js';
+
+const ORIGIN = 'config.kubernetes.io/origin';
+export const OWNER_NAME_LABEL = 'kustomize.toolkit.fluxcd.io/name';
+export const OWNER_NAMESPACE_LABEL = 'kustomize.toolkit.fluxcd.io/namespace';
+
+export interface BuildContext {
+  runner: ToolRunner;
+  settings: RenderSettings;
+  /** A fresh folder path for one build's private copy. */
+  scratchDir: () => string;
+  /** The string data of a ConfigMap or Secret in the cluster rendered so far. */
+  configData: (
+    kind: 'ConfigMap' | 'Secret',
+    namespace: string,
+    name: string,
+  ) => Record<string, string> | undefined;
+}
+
+export interface BuildInput {
+  ks: FluxKustomization;
+  ref: ProducerRef;
+  sourceRoot: string;
+  /** Prefix for file attribution: '' for the reviewed repository, 'SOURCE:' otherwise. */
+  filePrefix: string;
+  /** Normalised path inside the source ('.' for the root). */
+  path: string;
+}
+
+export type BuildOutcome = { objects: RenderedObject[] } | { error: string; file?: string };
+
+export async function buildKustomization(
+  ctx: BuildContext,
+  input: BuildInput,
+): Promise<BuildOutcome> {
+  const copy = ctx.scratchDir();
+  try {
+    await copyTree(input.sourceRoot, copy, { mode: 'link' });
+    const dir = join(copy, input.path);
+    const generated = await generateKustomization(dir, input.path, input.ks);
+    const written = { ...generated.content };
+    if (!generated.fluxWantsOrigin) {
+      const meta = Array.isArray(written['buildMetadata'])
+        ? (written['buildMetadata'] as unknown[])
+        : [];
+      written['buildMetadata'] = [...meta, 'originAnnotations'];
+    }
+    await replaceFile(join(dir, generated.fileName), stringifyManifest(written));
+    await checkKustomizationTree(copy, dir, ctx.settings.allowRemoteBases);
+    const output = await kustomizeBuild(ctx.runner, dir, {
+      ...ctx.settings,
+      timeoutMs: ctx.settings.toolTimeoutMs,
+    });
+    const lineOf = sourceLineFinder(copy);
+    return { objects: await postBuild(ctx, input, output, generated.fluxWantsOrigin, lineOf) };
+  } catch (err) {
+    if (err instanceof GenerateError || err instanceof UnsafePathError) {
+      return err.file
+        ? { error: err.message, file: input.filePrefix + err.file }
+        : { error: err.message };
+    }
+    if (err instanceof SubstitutionError) {
+      const named = err.message.startsWith('post build failed');
+      return { error: named ? err.message : `post build failed: ${err.message}` };
+    }
+    return { error: `kustomize build failed: ${withoutScratch(errorMessage(err), copy, input)}` };
+  } finally {
+    await rm(copy, { recursive: true, force: true });
+  }
+}
+
+async function postBuild(
+  ctx: BuildContext,
+  input: BuildInput,
+  output: string,
+  keepOrigin: boolean,
+  lineOf: SourceLineFinder,
+): Promise<RenderedObject[]> {
+  const parsed = parseDocuments(output);
+  if (parsed.error) throw new Error(`unreadable kustomize output: ${parsed.error}`);
+  const vars = input.ks.spec.postBuild ? variables(ctx, input) : undefined;
+  const strategy = input.ks.spec.postBuild?.substituteStrategy;
+  const objects: RenderedObject[] = [];
+  for (const { manifest } of parsed.documents) {
+    const meta = objectMeta(manifest);
+    if (!meta.name || !meta.kind || !meta.apiVersion) {
+      throw new SubstitutionError(
+        `failed to decode Kubernetes apiVersion, kind and name from: ${meta.kind || 'object'}`,
+      );
+    }
+    const file = takeOrigin(manifest, input.path, keepOrigin);
+    // Before substitution: the source file holds the name as kustomize read it.
+    const line = file ? await lineOf(file, meta.kind, meta.name) : undefined;
+    let out = manifest;
+    if (vars) {
+      try {
+        out = substituteManifest(manifest, vars, {
+          strict: ctx.settings.strictSubstitution,
+          always: strategy === 'Always',
+        });
+      } catch (err) {
+        // substituteManifest's own errors already name the object.
+        if (err instanceof SubstitutionError) throw err;
+        throw new SubstitutionError(`'${meta.kind}/${meta.name}': ${errorMessage(err)}`);
+      }
+    }
+    setOwnerLabels(out, input.ref);
+    applyCommonMetadata(out, input.ks);
+    objects.push(attributed(input, out, file, line));
+  }
+  return objects;
+}
+
+function attributed(
+  input: BuildInput,
+  manifest: Manifest,
+  file: string | undefined,
+  line: number | undefined,
+): RenderedObject {
+  if (!file) return { producer: input.ref, manifest };
+  const object: RenderedObject = { producer: input.ref, file: input.filePrefix + file, manifest };
+  if (line !== undefined) object.line = line;
+  return object;
+}
+
+/** Tool messages name files in the private copy; show them as source paths instead. */
+function withoutScratch(message: string, copy: string, input: BuildInput): string {
+  return message
+    .split(`${copy}/`)
+    .join(input.filePrefix)
+    .split(copy)
+    .join(input.filePrefix || '.');
+}
+
+function variables(ctx: BuildContext, input: BuildInput): Record<string, string> {
+  const postBuild = input.ks.spec.postBuild ?? {};
+  return collectVariables({
+    inline: postBuild.substitute,
+    sources: (postBuild.substituteFrom ?? []).map((ref) => ({
+      ref: { kind: ref.kind, name: ref.name, optional: ref.optional ?? false },
+      data: ctx.configData(ref.kind, input.ref.namespace, ref.name),
+    })),
+  });
+}
+
+/** Reads kustomize's origin annotation into a source-relative file and removes it unless Flux keeps it. */
+function takeOrigin(manifest: Manifest, path: string, keep: boolean): string | undefined {
+  const metadata = manifest['metadata'] as Record<string, unknown>;
+  const annotations = metadata['annotations'] as Record<string, unknown> | undefined;
+  const origin = annotations?.[ORIGIN];
+  if (!annotations || typeof origin !== 'string') return undefined;
+  if (!keep) {
+    delete annotations[ORIGIN];
+    if (Object.keys(annotations).length === 0) delete metadata['annotations'];
+  }
+  const parsed = parseDocuments(origin).documents[0]?.manifest;
+  const originPath = parsed?.['path'];
+  if (typeof originPath !== 'string' || parsed?.['repo'] !== undefined) return undefined;
+  const file = posix.normalize(posix.join(path, originPath));
+  return file.startsWith('../') ? undefined : file;
+}
+
+function setOwnerLabels(manifest: Manifest, ref: ProducerRef): void {
+  const labels = ensureMap(manifest, 'labels');
+  labels[OWNER_NAME_LABEL] = ref.name;
+  labels[OWNER_NAMESPACE_LABEL] = ref.namespace;
+}
+
+function applyCommonMetadata(manifest: Manifest, ks: FluxKustomization): void {
+  const common = ks.spec.commonMetadata;
+  if (!common) return;
+  if (common.labels) Object.assign(ensureMap(manifest, 'labels'), common.labels);
+  if (common.annotations) Object.assign(ensureMap(manifest, 'annotations'), common.annotations);
+}
+
+function ensureMap(manifest: Manifest, field: 'labels' | 'annotations'): Record<string, unknown> {
+  const metadata = manifest['metadata'] as Record<string, unknown>;
+  const existing = metadata[field];
+  if (existing && typeof existing === 'object' && !Array.isArray(existing))
+    return existing as Record<string, unknown>;
+  const created: Record<string, unknown> = {};
+  metadata[field] = created;
+  return created;
+}

@@ -1,0 +1,90 @@
+/**
+ * Builds one producer, whatever its kind: a Kustomization through kustomize, a
+ * HelmRelease through its chart. The graph rules (order, parents, duplicates) are
+ * producers.ts's business; this file only turns one definition into objects.
+ */
+import { buildHelmRelease, type HelmBuildContext } from './build-helm-release.js';
+import { buildKustomization, type BuildContext } from './build-kustomization.js';
+import { describeSchemaError, FluxKustomization, SOURCE_KINDS } from '../flux/objects.js';
+import type { Manifest, ProducerRef, RenderedObject, RenderErrorTags } from '../../model/render.js';
+import { resolveInside, type Sources } from '../flux/sources.js';
+
+export interface ProducerBuildDeps {
+  sources: Sources;
+  kustomize: BuildContext;
+  helm: HelmBuildContext;
+}
+
+export interface BuildTarget {
+  ref: ProducerRef;
+  manifest: Manifest;
+  /** Normalised spec.path of a Kustomization. */
+  path: string;
+  /** Where the definition was written, for error attribution. */
+  file: string | undefined;
+}
+
+export type BuildResult =
+  | { objects: RenderedObject[]; source: string; path?: string }
+  | ({ error: string; file?: string; source: string } & RenderErrorTags)
+  | { skipped: string; source: string };
+
+export async function buildProducer(
+  target: BuildTarget,
+  deps: ProducerBuildDeps,
+): Promise<BuildResult> {
+  if (target.ref.kind === 'HelmRelease') {
+    const outcome = await buildHelmRelease(deps.helm, target.ref, target.manifest);
+    if ('error' in outcome) {
+      const { error, ...tags } = outcome;
+      return withFile(target, error, '', tags);
+    }
+    return { objects: outcome.objects, source: outcome.chart };
+  }
+  return buildFluxKustomization(target, deps);
+}
+
+function withFile(
+  target: BuildTarget,
+  error: string,
+  source: string,
+  tags: RenderErrorTags = {},
+): BuildResult {
+  return target.file ? { error, file: target.file, source, ...tags } : { error, source, ...tags };
+}
+
+async function buildFluxKustomization(
+  target: BuildTarget,
+  deps: ProducerBuildDeps,
+): Promise<BuildResult> {
+  const parsed = FluxKustomization.safeParse(target.manifest);
+  if (!parsed.success) {
+    return withFile(target, `invalid Kustomization: ${describeSchemaError(parsed.error)}`, '');
+  }
+  const ks = parsed.data;
+  const sourceRef = ks.spec.sourceRef;
+  if (!(SOURCE_KINDS as readonly string[]).includes(sourceRef.kind)) {
+    return withFile(target, `unsupported sourceRef kind '${sourceRef.kind}'`, '');
+  }
+  const resolved = await deps.sources.resolve({
+    kind: sourceRef.kind,
+    name: sourceRef.name,
+    namespace: sourceRef.namespace ?? target.ref.namespace,
+  });
+  if (resolved.kind === 'skipped') return { skipped: resolved.reason, source: resolved.id };
+  const inside = await resolveInside(resolved.root, target.path);
+  if ('error' in inside) return withFile(target, inside.error, resolved.id);
+  const outcome = await buildKustomization(deps.kustomize, {
+    ks,
+    ref: target.ref,
+    sourceRoot: resolved.root,
+    filePrefix: resolved.isRepository ? '' : `${resolved.id}:`,
+    path: target.path,
+  });
+  if ('error' in outcome) {
+    return outcome.file
+      ? { error: outcome.error, file: outcome.file, source: resolved.id }
+      : { error: outcome.error, source: resolved.id };
+  }
+  return { objects: outcome.objects, source: resolved.id };
+}

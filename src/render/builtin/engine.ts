@@ -1,0 +1,114 @@
+/**
+ * The builtin engine: discovers the Flux objects at the entry, then builds every
+ * Kustomization in dependency order, taking nested Kustomizations from their parent's
+ * rendered output. Failures stay with their producer; the rest of the cluster renders.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FluxlensError, UsageError } from '../../errors.js';
+import type { ProducerBuildDeps } from './build-producer.js';
+import { readConfigData } from '../flux/config-data.js';
+import { discover, type Discovery } from '../flux/discover.js';
+import type { EngineDeps, RenderEngine, RenderProgress, RenderRequest } from '../engine.js';
+import { Producers } from './producers.js';
+import { mapLimit } from '../map-limit.js';
+import { materializeRepository } from '../materialize.js';
+import { objectMeta, type Manifest, type RenderedCluster } from '../../model/render.js';
+import { SourceIgnore } from '../flux/source-ignore.js';
+import { Sources } from '../flux/sources.js';
+import { isDirectory } from '../tree.js';
+
+export class BuiltinEngine implements RenderEngine {
+  readonly name = 'builtin' as const;
+
+  constructor(private readonly deps: EngineDeps) {}
+
+  async render(
+    request: RenderRequest,
+    onProgress?: (p: RenderProgress) => void,
+  ): Promise<RenderedCluster> {
+    const workspace = await mkdtemp(join(tmpdir(), 'fluxlens-'));
+    try {
+      const repoRoot = await materializeRepository(this.deps.runner, request, workspace, {
+        maxFiles: this.deps.settings.maxSourceFiles,
+      });
+      const entry = request.entry;
+      if (!(await isDirectory(join(repoRoot, entry))))
+        throw new UsageError(`entry path '${entry}' is not a folder`);
+      const found = await discover(repoRoot, entry, await SourceIgnore.load(repoRoot));
+      if (found.kustomizations.length === 0 && found.helmReleases.length === 0) {
+        throw new FluxlensError(
+          'no-flux-objects',
+          `no Flux Kustomization or HelmRelease found under '${entry}'`,
+        );
+      }
+      return await this.renderCluster(request, workspace, repoRoot, found, onProgress);
+    } finally {
+      await rm(workspace, { recursive: true, force: true });
+    }
+  }
+
+  private async renderCluster(
+    request: RenderRequest,
+    workspace: string,
+    repoRoot: string,
+    found: Discovery,
+    onProgress?: (p: RenderProgress) => void,
+  ): Promise<RenderedCluster> {
+    const producers = new Producers(found, this.deps.settings.helm.enabled);
+    const sourceObjects = new Map<string, Manifest>();
+    const remember = (m: Manifest): void => {
+      const meta = objectMeta(m);
+      sourceObjects.set(`${meta.kind}/${meta.namespace ?? ''}/${meta.name}`, m);
+    };
+    found.sources.forEach((s) => remember(s.manifest));
+    found.configData.forEach((s) => remember(s.manifest));
+    // Objects of the cluster rendered so far, then the ones written under the entry.
+    const lookup = (kind: string, ns: string, name: string): Manifest | undefined =>
+      producers.clusterObject(kind, ns, name) ?? sourceObjects.get(`${kind}/${ns}/${name}`);
+    const sources = new Sources(workspace, repoRoot, request.repoUrl, request.sources, lookup);
+    let builds = 0;
+    const common = {
+      runner: this.deps.runner,
+      settings: this.deps.settings,
+      scratchDir: () => join(workspace, `build-${builds++}`),
+      configData: (kind: 'ConfigMap' | 'Secret', ns: string, name: string) => {
+        const m = lookup(kind, ns, name);
+        return m ? readConfigData(m) : undefined;
+      },
+    };
+    const deps: ProducerBuildDeps = {
+      sources,
+      kustomize: common,
+      helm: {
+        ...common,
+        filePrefix: async (kind, namespace, name) => {
+          const resolved = await sources.resolve({ kind, namespace, name });
+          return resolved.kind === 'found' && resolved.isRepository ? '' : `${resolved.id}:`;
+        },
+        chartSources: {
+          lookup,
+          sourceDir: async (kind, namespace, name) => {
+            const resolved = await sources.resolve({ kind, namespace, name });
+            return resolved.kind === 'found' ? resolved.root : undefined;
+          },
+        },
+      },
+    };
+    for (let round = producers.nextRound(); round.length > 0; round = producers.nextRound()) {
+      await mapLimit(round, this.deps.settings.concurrency, async (entry) => {
+        await producers.render(entry, deps);
+        onProgress?.(producers.progress());
+      });
+    }
+    return producers.result(await this.toolVersions());
+  }
+
+  private async toolVersions(): Promise<Record<string, string>> {
+    const kustomize = (await this.deps.runner.run('kustomize', ['version'])).stdout.trim();
+    if (!this.deps.settings.helm.enabled) return { kustomize };
+    const helm = (await this.deps.runner.run('helm', ['version', '--short'])).stdout.trim();
+    return { kustomize, helm };
+  }
+}

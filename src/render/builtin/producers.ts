@@ -1,0 +1,338 @@
+/**
+ * The set of producers being rendered (Kustomizations and HelmReleases) and the rules
+ * that tie them together: which to build next, how a parent's output defines its
+ * children, duplicates and cycles. Build mechanics live in build-producer.ts.
+ */
+import { posix } from 'node:path';
+import { buildProducer, type ProducerBuildDeps } from './build-producer.js';
+import type { Discovery, FoundObject } from '../flux/discover.js';
+import { FluxKustomization, isFluxKustomization, isHelmRelease } from '../flux/objects.js';
+import { HelmRelease } from '../helm/helm-release.js';
+import {
+  objectMeta,
+  producerKey,
+  type Manifest,
+  type Producer,
+  type ProducerRef,
+  type RenderedCluster,
+  type RenderedObject,
+  type RenderError,
+  type RenderErrorTags,
+} from '../../model/render.js';
+import { normalizeFluxPath } from '../flux/sources.js';
+import { stringifyManifest } from '../yaml.js';
+import type { RenderProgress } from '../engine.js';
+
+type Status = 'pending' | 'rendering' | 'done' | 'failed' | 'skipped';
+
+export interface Entry {
+  key: string;
+  ref: ProducerRef;
+  manifest: Manifest;
+  origin: { file: string; line: number } | { parent: string };
+  status: Status;
+  /** Set when a parent redefined this entry while it was rendering. */
+  stale: boolean;
+  objects: RenderedObject[];
+  error?: { message: string; file?: string } & RenderErrorTags;
+  skipped?: string;
+  path: string;
+  source: string;
+}
+
+const DEFAULT_NAMESPACE = 'default';
+
+function refOf(manifest: Manifest, fallbackNamespace: string): ProducerRef {
+  const meta = objectMeta(manifest);
+  const kind = meta.kind === 'HelmRelease' ? 'HelmRelease' : 'Kustomization';
+  return { kind, namespace: meta.namespace ?? fallbackNamespace, name: meta.name };
+}
+
+/** Objects that Flux controllers act on once applied, and so become producers. */
+function producesObjects(manifest: Manifest, helm: boolean): boolean {
+  return isFluxKustomization(manifest) || (helm && isHelmRelease(manifest));
+}
+
+/** A HelmRelease's "path": the chart it installs, a chart path normalised like spec.path. */
+function chartName(spec: Record<string, unknown>): string {
+  const chart = (spec['chart'] ?? {}) as { spec?: { chart?: unknown } };
+  const chartRef = (spec['chartRef'] ?? {}) as { kind?: unknown; name?: unknown };
+  if (typeof chart.spec?.chart === 'string') return normalizeFluxPath(chart.spec.chart);
+  return typeof chartRef.name === 'string' ? `${String(chartRef.kind)}/${chartRef.name}` : '';
+}
+
+function keyName(key: string): string {
+  return key.replace(/^(Kustomization|HelmRelease)\//, '');
+}
+
+function specFingerprint(manifest: Manifest): string {
+  return stringifyManifest({ spec: manifest['spec'] ?? null });
+}
+
+export class Producers {
+  readonly #entries = new Map<string, Entry>();
+  readonly #errors: RenderError[] = [];
+  readonly #objectIndex = new Map<string, Manifest>();
+
+  constructor(
+    found: Discovery,
+    private readonly helm: boolean,
+  ) {
+    const defined = helm ? [...found.kustomizations, ...found.helmReleases] : found.kustomizations;
+    const byFile = [...defined].sort((a, b) =>
+      a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line,
+    );
+    for (const item of byFile) this.addFromFile(item);
+  }
+
+  private addFromFile(item: FoundObject): void {
+    const ref = refOf(item.manifest, DEFAULT_NAMESPACE);
+    const key = producerKey(ref);
+    const existing = this.#entries.get(key);
+    if (existing) {
+      if (
+        specFingerprint(existing.manifest) !== specFingerprint(item.manifest) &&
+        'file' in existing.origin
+      ) {
+        this.#errors.push({
+          producer: ref,
+          file: item.file,
+          message: `duplicate ${ref.kind} ${ref.namespace}/${ref.name}: also defined in ${existing.origin.file}`,
+        });
+      }
+      return;
+    }
+    this.#entries.set(
+      key,
+      this.newEntry(key, ref, item.manifest, { file: item.file, line: item.line }),
+    );
+  }
+
+  private newEntry(
+    key: string,
+    ref: ProducerRef,
+    manifest: Manifest,
+    origin: Entry['origin'],
+  ): Entry {
+    const spec = (manifest['spec'] ?? {}) as Record<string, unknown>;
+    return {
+      key,
+      ref,
+      manifest,
+      origin,
+      status: 'pending',
+      stale: false,
+      objects: [],
+      path:
+        ref.kind === 'HelmRelease'
+          ? chartName(spec)
+          : normalizeFluxPath(typeof spec['path'] === 'string' ? spec['path'] : undefined),
+      source: '',
+    };
+  }
+
+  /** The Kustomizations to build next: none waits on a parent or an input still to come. */
+  nextRound(): Entry[] {
+    const pending = [...this.#entries.values()].filter((e) => e.status === 'pending');
+    if (pending.length === 0) return [];
+    const orphans = pending.filter((e) => !this.mayHaveParent(e, pending));
+    const ready = orphans.filter((e) => this.inputsReady(e));
+    if (ready.length > 0) return ready;
+    return orphans.length > 0 ? orphans : pending;
+  }
+
+  /** A file-defined Kustomization waits while a pending one's path covers its file. */
+  private mayHaveParent(entry: Entry, pending: readonly Entry[]): boolean {
+    if (!('file' in entry.origin)) return false;
+    const dir = posix.dirname(entry.origin.file);
+    return pending.some(
+      (p) => p !== entry && (p.path === '.' || dir === p.path || dir.startsWith(`${p.path}/`)),
+    );
+  }
+
+  /** The ConfigMaps and Secrets a producer reads (substituteFrom, valuesFrom) exist already. */
+  private inputsReady(entry: Entry): boolean {
+    const refs =
+      entry.ref.kind === 'HelmRelease'
+        ? (HelmRelease.safeParse(entry.manifest).data?.spec.valuesFrom ?? [])
+        : (FluxKustomization.safeParse(entry.manifest).data?.spec.postBuild?.substituteFrom ?? []);
+    return refs.every((r) => this.clusterObject(r.kind, entry.ref.namespace, r.name) !== undefined);
+  }
+
+  clusterObject(kind: string, namespace: string, name: string): Manifest | undefined {
+    return this.#objectIndex.get(`${kind}/${namespace}/${name}`);
+  }
+
+  progress(): RenderProgress {
+    const all = [...this.#entries.values()];
+    return {
+      done: all.filter((e) => e.status !== 'pending' && e.status !== 'rendering').length,
+      total: all.length,
+    };
+  }
+
+  async render(entry: Entry, deps: ProducerBuildDeps): Promise<void> {
+    entry.status = 'rendering';
+    const outcome = await buildProducer(
+      {
+        ref: entry.ref,
+        manifest: entry.manifest,
+        path: entry.path,
+        file: this.definitionFile(entry),
+      },
+      deps,
+    );
+    entry.source = outcome.source;
+    if (entry.stale) {
+      entry.stale = false;
+      entry.status = 'pending';
+      return;
+    }
+    if ('skipped' in outcome) {
+      entry.status = 'skipped';
+      entry.skipped = outcome.skipped;
+    } else if ('error' in outcome) {
+      entry.status = 'failed';
+      const { error: message, file, code, offline } = outcome;
+      entry.error = {
+        message,
+        ...(file ? { file } : {}),
+        ...(code !== undefined ? { code } : {}),
+        ...(offline !== undefined ? { offline } : {}),
+      };
+    } else {
+      entry.status = 'done';
+      entry.objects = outcome.objects;
+      for (const o of outcome.objects) {
+        const meta = objectMeta(o.manifest);
+        this.#objectIndex.set(
+          `${meta.kind}/${meta.namespace ?? entry.ref.namespace}/${meta.name}`,
+          o.manifest,
+        );
+      }
+      this.absorbChildren(entry);
+    }
+  }
+
+  private definitionFile(entry: Entry): string | undefined {
+    if ('file' in entry.origin) return entry.origin.file;
+    const parent = this.#entries.get(entry.origin.parent);
+    return parent?.objects.find((o) => o.manifest === entry.manifest)?.file;
+  }
+
+  /** Nested producers are defined by their parent's output, not by their file. */
+  private absorbChildren(parent: Entry): void {
+    for (const object of parent.objects) {
+      if (!producesObjects(object.manifest, this.helm)) continue;
+      const ref = refOf(object.manifest, parent.ref.namespace);
+      const key = producerKey(ref);
+      if (key === parent.key) continue;
+      const chain = this.ancestors(parent);
+      if (chain.includes(key)) {
+        const names = [...chain.reverse(), key].map(keyName);
+        this.#errors.push({
+          producer: parent.ref,
+          message: `${ref.kind} cycle: ${names.join(' -> ')}`,
+        });
+        continue;
+      }
+      this.supersedeFileEntry(object, key);
+      this.adopt(parent, key, ref, object.manifest);
+    }
+  }
+
+  /**
+   * A Kustomization file inside the parent's build is the parent's object, also when the
+   * parent moved it (targetNamespace): the file's own entry, under its unmoved key, goes.
+   */
+  private supersedeFileEntry(object: RenderedObject, key: string): void {
+    if (object.file === undefined) return;
+    const name = objectMeta(object.manifest).name;
+    for (const e of this.#entries.values()) {
+      if (e.key === key || !('file' in e.origin) || e.origin.file !== object.file) continue;
+      if (e.ref.name === name && e.status !== 'rendering') this.#entries.delete(e.key);
+    }
+  }
+
+  private adopt(parent: Entry, key: string, ref: ProducerRef, manifest: Manifest): void {
+    const existing = this.#entries.get(key);
+    if (!existing) {
+      this.#entries.set(key, this.newEntry(key, ref, manifest, { parent: parent.key }));
+      return;
+    }
+    if ('parent' in existing.origin && existing.origin.parent !== parent.key) {
+      const other = keyName(existing.origin.parent);
+      this.#errors.push({
+        producer: parent.ref,
+        message: `duplicate producer: ${ref.kind} ${ref.namespace}/${ref.name} is also applied by ${other}`,
+      });
+      return;
+    }
+    const changed = specFingerprint(existing.manifest) !== specFingerprint(manifest);
+    const redo = this.newEntry(key, ref, manifest, { parent: parent.key });
+    if (!changed) {
+      existing.origin = redo.origin;
+      existing.manifest = manifest;
+      return;
+    }
+    if (existing.status === 'rendering') existing.stale = true;
+    else existing.status = 'pending';
+    Object.assign(existing, { manifest, origin: redo.origin, path: redo.path, objects: [] });
+    delete existing.error;
+    delete existing.skipped;
+  }
+
+  private ancestors(entry: Entry): string[] {
+    const chain = [entry.key];
+    let current = entry;
+    while ('parent' in current.origin) {
+      const parent = this.#entries.get(current.origin.parent);
+      if (!parent || chain.includes(parent.key)) break;
+      chain.push(parent.key);
+      current = parent;
+    }
+    return chain;
+  }
+
+  result(tools: Record<string, string>): RenderedCluster {
+    const entries = [...this.#entries.values()].sort((a, b) =>
+      a.key < b.key ? -1 : a.key > b.key ? 1 : 0,
+    );
+    const producers: Producer[] = entries.map((e) => this.describe(e));
+    const errors: RenderError[] = [...this.#errors];
+    for (const e of entries) {
+      if (e.error) errors.push({ producer: e.ref, ...e.error });
+    }
+    return { producers, objects: entries.flatMap((e) => e.objects), errors, tools };
+  }
+
+  private describe(e: Entry): Producer {
+    const spec = (e.manifest['spec'] ?? {}) as Record<string, unknown>;
+    const dependsOn = Array.isArray(spec['dependsOn'])
+      ? (spec['dependsOn'] as Record<string, unknown>[])
+      : [];
+    const parent = 'parent' in e.origin ? this.#entries.get(e.origin.parent) : undefined;
+    const producer: Producer = {
+      ...e.ref,
+      path: e.path,
+      source: e.source,
+      suspend: spec['suspend'] === true,
+      prune: spec['prune'] === true,
+      dependsOn: dependsOn
+        .filter((d) => typeof d['name'] === 'string')
+        .map((d) => ({
+          kind: e.ref.kind,
+          namespace: typeof d['namespace'] === 'string' ? d['namespace'] : e.ref.namespace,
+          name: d['name'] as string,
+        })),
+      definedIn: parent
+        ? { parent: parent.ref }
+        : 'file' in e.origin
+          ? { file: e.origin.file, line: e.origin.line }
+          : { file: '' },
+    };
+    if (e.error) producer.error = e.error.message;
+    if (e.skipped !== undefined) producer.skipped = e.skipped;
+    return producer;
+  }
+}

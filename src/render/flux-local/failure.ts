@@ -1,0 +1,116 @@
+/**
+ * What a failed flux-local run reports: the Kustomizations its message blames get the
+ * error, every other producer is skipped. Attribution reads flux-local's own message text
+ * (it has no structured errors); it must not throw, a failure is data in the result.
+ */
+import { describeRelease } from './helm.js';
+import type { ListedKustomization } from './output.js';
+import {
+  DEFAULT_NAMESPACE,
+  FLUX_LOCAL_RUN,
+  describeKustomization,
+  refOf,
+  refOnly,
+  releaseRefOf,
+  sortProducers,
+  withFile,
+  type Workspace,
+} from './producers.js';
+import {
+  producerKey,
+  type Producer,
+  type ProducerRef,
+  type RenderedCluster,
+  type RenderError,
+} from '../../model/render.js';
+
+/**
+ * The Producers to report when flux-local failed: an error on each Kustomization its
+ * message names (or on FLUX_LOCAL_RUN), every other one skipped.
+ */
+export function failedRun(
+  ws: Workspace,
+  listed: readonly ListedKustomization[],
+  message: string,
+  tools: Record<string, string>,
+): RenderedCluster {
+  const named = namedKustomizations(message);
+  const producers = new Map<string, Producer>();
+  for (const ks of listed) {
+    const ref: ProducerRef = { kind: 'Kustomization', namespace: ks.namespace, name: ks.name };
+    producers.set(producerKey(ref), describeKustomization(ws, ref, new Map(), ks.path));
+  }
+  for (const [key, item] of ws.files) {
+    if (!producers.has(key))
+      producers.set(
+        key,
+        describeKustomization(ws, refOf(item.manifest, DEFAULT_NAMESPACE), new Map()),
+      );
+  }
+  for (const ref of named) {
+    const key = producerKey(ref);
+    if (!producers.has(key)) producers.set(key, describeKustomization(ws, ref, new Map()));
+  }
+  for (const [key, item] of ws.releaseFiles) {
+    const ref = releaseRefOf(item.manifest);
+    producers.set(key, describeRelease(ref, item.manifest, { file: item.file, line: item.line }));
+  }
+  const culprit =
+    named.length > 0 ? named.map((r) => `${r.namespace}/${r.name}`).join(', ') : undefined;
+  const errors: RenderError[] = [];
+  for (const producer of producers.values()) {
+    if (named.some((r) => producerKey(r) === producerKey(producer))) {
+      producer.error = message;
+      errors.push(withFile({ producer: refOnly(producer), message }, producer));
+    } else {
+      producer.skipped = culprit
+        ? `not rendered: flux-local stops the whole run at the error in Kustomization ${culprit}`
+        : 'not rendered: flux-local failed (see the error on flux-local)';
+    }
+  }
+  if (named.length === 0) errors.push({ producer: { ...FLUX_LOCAL_RUN }, message });
+  return { producers: sortProducers(producers), objects: [], errors, tools };
+}
+
+/** The Kustomizations a flux-local error message blames, in order of appearance. */
+export function namedKustomizations(message: string): ProducerRef[] {
+  const found: { at: number; ref: ProducerRef }[] = [];
+  const add = (at: number, namespace: string, name: string): void => {
+    found.push({ at, ref: { kind: 'Kustomization', namespace, name } });
+  };
+  for (const m of message.matchAll(/(?:Kustomization|Fluxtomization) '([^'/\s]+)\/([^'\s]+)'/g))
+    add(m.index, m[1]!, m[2]!);
+  for (const m of message.matchAll(/flux build ks ([^\s']+)[^\n']*?--namespace ([^\s']+)/g))
+    add(m.index, m[2]!, m[1]!);
+  for (const m of message.matchAll(/multiple Fluxtomizations with the same name: \[([^\]]*)\]/g)) {
+    for (const item of m[1]!.matchAll(/'([^'/\s]+)\/([^'\s]+)'/g)) add(m.index, item[1]!, item[2]!);
+  }
+  found.sort((a, b) => a.at - b.at);
+  const out: ProducerRef[] = [];
+  for (const { ref } of found)
+    if (!out.some((r) => producerKey(r) === producerKey(ref))) out.push(ref);
+  return out;
+}
+
+/** flux-local's last error line(s), with scratch paths made repository-relative. */
+export function cleanMessage(raw: string, ws: Workspace): string {
+  let text = raw;
+  const at = text.lastIndexOf('flux-local error:');
+  if (at >= 0) text = text.slice(at + 'flux-local error:'.length);
+  // A mapped source's copy becomes `KEY:path`, the scratch repository the repository root.
+  const prefixes: [string, string][] = [
+    ...ws.mapped.flatMap((m): [string, string][] =>
+      m.root === undefined ? [] : [[m.root, `${m.key}:`]],
+    ),
+    [ws.repoRoot, ''],
+    [ws.dir, ''],
+  ];
+  for (const [from, to] of prefixes) {
+    text = text
+      .split(`${from}/`)
+      .join(to)
+      .split(from)
+      .join(to === '' ? '.' : `${to}.`);
+  }
+  return `flux-local: ${text.trim()}`;
+}

@@ -1,0 +1,150 @@
+/**
+ * Resolves a Kustomization's sourceRef to a folder: the reviewed repository for its own
+ * GitRepository, a user mapping (`--source NAME=DIR`) for others, or nothing (a skipped
+ * producer) for remote sources nobody mapped. Each source is copied once into the
+ * workspace with its ignore rules applied, as source-controller packs an artifact.
+ */
+import { realpath } from 'node:fs/promises';
+import { join, posix, resolve, sep } from 'node:path';
+import type { Manifest } from '../../model/render.js';
+import { SourceIgnore } from './source-ignore.js';
+import { copyTree } from '../tree.js';
+
+export interface SourceRef {
+  kind: string;
+  name: string;
+  namespace: string;
+}
+
+export type SourceResolution =
+  | { kind: 'found'; id: string; root: string; isRepository: boolean }
+  | { kind: 'skipped'; id: string; reason: string };
+
+export interface SourceMapping {
+  /** NAME, NAMESPACE/NAME or KIND/NAMESPACE/NAME. */
+  key: string;
+  dir: string;
+}
+
+export function parseSourceMapping(arg: string): SourceMapping | undefined {
+  const eq = arg.indexOf('=');
+  if (eq <= 0 || eq === arg.length - 1) return undefined;
+  return { key: arg.slice(0, eq), dir: arg.slice(eq + 1) };
+}
+
+/** Compares git URLs the way people write them: scheme, user, `.git` and case aside. */
+export function normalizeGitUrl(url: string): string {
+  return url
+    .trim()
+    .toLowerCase()
+    .replace(/^[a-z+]+:\/\//, '')
+    .replace(/^[^@/]+@/, '')
+    .replace(/^([^/:]+):(?!\d+\/)/, '$1/')
+    .replace(/:\d+\//, '/')
+    .replace(/\.git\/?$/, '')
+    .replace(/\/+$/, '');
+}
+
+export class Sources {
+  readonly #copies = new Map<string, Promise<string>>();
+
+  constructor(
+    private readonly workspace: string,
+    private readonly repositoryRoot: string,
+    private readonly repositoryUrl: string | undefined,
+    private readonly mappings: readonly SourceMapping[],
+    private readonly lookup: (
+      kind: string,
+      namespace: string,
+      name: string,
+    ) => Manifest | undefined,
+  ) {}
+
+  async resolve(ref: SourceRef): Promise<SourceResolution> {
+    const id = `${ref.kind}/${ref.namespace}/${ref.name}`;
+    const object = this.lookup(ref.kind, ref.namespace, ref.name);
+    const ignore = sourceIgnoreSpec(object);
+    const mapped = this.mappings.find(
+      (m) => m.key === ref.name || m.key === `${ref.namespace}/${ref.name}` || m.key === id,
+    );
+    if (mapped) {
+      const dir = resolve(mapped.dir);
+      const isRepository =
+        (await realpath(dir).catch(() => dir)) === (await realpath(this.repositoryRoot));
+      return { kind: 'found', id, root: await this.copy(dir, ignore), isRepository };
+    }
+    if (ref.kind === 'GitRepository' && this.isOwnRepository(ref, object)) {
+      return {
+        kind: 'found',
+        id,
+        root: await this.copy(this.repositoryRoot, ignore),
+        isRepository: true,
+      };
+    }
+    const reason = object
+      ? `source ${id} is not this repository and is not mapped (use --source ${ref.name}=DIR)`
+      : `source ${id} was not found`;
+    return { kind: 'skipped', id, reason };
+  }
+
+  private isOwnRepository(ref: SourceRef, object: Manifest | undefined): boolean {
+    if (ref.name === 'flux-system' && ref.namespace === 'flux-system') return true;
+    const spec = (object?.['spec'] ?? {}) as Record<string, unknown>;
+    const url = spec['url'];
+    return (
+      this.repositoryUrl !== undefined &&
+      typeof url === 'string' &&
+      normalizeGitUrl(url) === normalizeGitUrl(this.repositoryUrl)
+    );
+  }
+
+  private copy(dir: string, ignore: string | undefined): Promise<string> {
+    const key = `${dir}\0${ignore ?? ''}`;
+    let copy = this.#copies.get(key);
+    if (!copy) {
+      copy = (async () => {
+        const dest = join(this.workspace, `source-${this.#copies.size}`);
+        const rules = await SourceIgnore.load(dir, ignore);
+        await copyTree(dir, dest, {
+          mode: 'copy',
+          keep: (rel, isDir) => !rules.ignores(rel, isDir),
+        });
+        return dest;
+      })();
+      this.#copies.set(key, copy);
+    }
+    return copy;
+  }
+}
+
+function sourceIgnoreSpec(object: Manifest | undefined): string | undefined {
+  const spec = (object?.['spec'] ?? {}) as Record<string, unknown>;
+  return typeof spec['ignore'] === 'string' ? spec['ignore'] : undefined;
+}
+
+/** Flux's path rules: './x', '/x', 'x/' and 'y/../x' all name x; absent names the root. */
+export function normalizeFluxPath(path: string | undefined): string {
+  const parts = (path ?? '').split('/').filter((p) => p !== '' && p !== '.');
+  return parts.length === 0 ? '.' : posix.normalize(parts.join('/')).replace(/\/$/, '');
+}
+
+/** The real folder for `path` inside `root`, or an error when it leaves the root or is missing. */
+export async function resolveInside(
+  root: string,
+  path: string,
+): Promise<{ dir: string } | { error: string }> {
+  const realRoot = await realpath(root);
+  const target = join(root, path);
+  const real = await realpath(target).catch(() => undefined);
+  if (real === undefined) {
+    const lexical = resolve(root, path);
+    if (lexical !== resolve(root) && !lexical.startsWith(resolve(root) + sep)) {
+      return { error: `path '${path}' leaves the source root` };
+    }
+    return { error: `path '${path}' not found` };
+  }
+  if (real !== realRoot && !real.startsWith(realRoot + sep)) {
+    return { error: `path '${path}' leaves the source root` };
+  }
+  return { dir: target };
+}
