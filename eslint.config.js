@@ -14,6 +14,7 @@ export default tseslint.config(
     plugins: { 'import-x': importX },
     rules: {
       'import-x/no-cycle': 'error',
+      'import-x/no-duplicates': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
     },

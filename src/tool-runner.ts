@@ -1,13 +1,14 @@
 /**
  * The one place that runs external programs (kustomize, helm, git, flux-local): argv
  * arrays and never a shell, an allowlisted environment that never carries our tokens, a
- * timeout, and a cap on captured output.
+ * timeout, a cap on captured output, and an AbortSignal that stops the process.
  */
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 import { execa } from 'execa';
-import { FluxlensError, SetupError } from './errors.js';
+import type { Config } from './config.js';
+import { CancelledError, FluxlensError, SetupError } from './errors.js';
 
 export type ToolName = 'kustomize' | 'helm' | 'git' | 'flux-local' | 'flux' | 'flate';
 
@@ -17,8 +18,9 @@ export class ToolError extends FluxlensError {
     readonly exitCode: number | undefined,
     readonly stderrTail: string,
     reason: string,
+    code: 'tool' | 'tool-timeout' = 'tool',
   ) {
-    super('tool', `${command} ${reason}${stderrTail ? `: ${stderrTail}` : ''}`);
+    super(code, `${command} ${reason}${stderrTail ? `: ${stderrTail}` : ''}`);
     this.name = 'ToolError';
   }
 }
@@ -41,17 +43,45 @@ export interface ToolResult {
 const DEFAULT_TIMEOUT_MS = 120_000;
 const DEFAULT_MAX_OUTPUT = 64 * 1024 * 1024;
 const STDERR_TAIL_CHARS = 2000;
+/** After the signal's SIGTERM, a tool that is still running gets SIGKILL this much later. */
+const FORCE_KILL_AFTER_MS = 500;
 
 export class ToolRunner {
-  readonly #paths = new Map<ToolName, Promise<string>>();
+  #paths = new Map<ToolName, Promise<string>>();
   readonly #searchPath: string[];
   readonly #baseEnv: Record<string, string>;
+  readonly #signal: AbortSignal | undefined;
 
-  /** `baseEnv` is the allowlisted environment every tool inherits (see config.ts). */
-  constructor(options: { toolsBinDir: string; path: string; baseEnv: Record<string, string> }) {
+  /**
+   * `baseEnv` is the allowlisted environment every tool inherits (see config.ts); `signal`,
+   * when given, stops every run of this runner (see withSignal).
+   */
+  constructor(options: {
+    toolsBinDir: string;
+    path: string;
+    baseEnv: Record<string, string>;
+    signal?: AbortSignal;
+  }) {
     const dirs = options.path.split(delimiter).filter(Boolean);
     this.#searchPath = [options.toolsBinDir, ...dirs];
     this.#baseEnv = options.baseEnv;
+    this.#signal = options.signal;
+  }
+
+  /**
+   * The same runner, whose every run also stops when `signal` aborts: an analysis hands it
+   * down once, and each kustomize, helm and git process it starts is killed on cancel.
+   */
+  withSignal(signal: AbortSignal): ToolRunner {
+    const combined = this.#signal ? AbortSignal.any([this.#signal, signal]) : signal;
+    const runner = new ToolRunner({
+      toolsBinDir: this.#searchPath[0] ?? '',
+      path: this.#searchPath.slice(1).join(delimiter),
+      baseEnv: this.#baseEnv,
+      signal: combined,
+    });
+    runner.#paths = this.#paths;
+    return runner;
   }
 
   /** The directories searched for tools, in order; tools that call tools get this PATH. */
@@ -74,10 +104,12 @@ export class ToolRunner {
     args: readonly string[],
     options: ToolRunOptions = {},
   ): Promise<ToolResult> {
+    const signal = combineSignals(this.#signal, options.signal);
+    if (signal?.aborted) throw new CancelledError(`${tool} was not started: cancelled`);
     const file = await this.resolve(tool);
     const env = { ...this.#baseEnv, PATH: this.#searchPath.join(delimiter), ...options.env };
     const command = `${tool} ${args.slice(0, 3).join(' ')}${args.length > 3 ? ' ...' : ''}`;
-    const result = await execa(file, args, {
+    const child = execa(file, args, {
       ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
       env,
       extendEnv: false,
@@ -86,14 +118,24 @@ export class ToolRunner {
       reject: false,
       stripFinalNewline: false,
       ...(options.input !== undefined ? { input: options.input } : { stdin: 'ignore' as const }),
-      ...(options.signal ? { cancelSignal: options.signal } : {}),
+      // A cancellable run leads its own process group, so a cancel also stops what the tool
+      // started (git's remote helpers, flux-local's kustomize and helm) and the pipes close.
+      ...(signal
+        ? { cancelSignal: signal, forceKillAfterDelay: FORCE_KILL_AFTER_MS, detached: true }
+        : {}),
     });
+    const killGroup = () => killProcessGroup(child.pid);
+    signal?.addEventListener('abort', killGroup, { once: true });
+    const result = await child.finally(() => signal?.removeEventListener('abort', killGroup));
+    if (signal && (result.timedOut || result.isMaxBuffer)) killGroup();
     const stderr = typeof result.stderr === 'string' ? result.stderr : '';
     const tail = stderr.trim().slice(-STDERR_TAIL_CHARS);
-    if (result.timedOut) throw new ToolError(command, undefined, tail, `timed out`);
+    if (result.timedOut) {
+      throw new ToolError(command, undefined, tail, `timed out`, 'tool-timeout');
+    }
     if (result.isMaxBuffer)
       throw new ToolError(command, undefined, '', `output exceeded the size cap`);
-    if (result.isCanceled) throw new ToolError(command, undefined, '', 'was cancelled');
+    if (result.isCanceled) throw new CancelledError(`${command} was cancelled`);
     if (result.exitCode !== 0) {
       throw new ToolError(
         command,
@@ -104,6 +146,33 @@ export class ToolRunner {
     }
     return { stdout: typeof result.stdout === 'string' ? result.stdout : '', stderr };
   }
+}
+
+/** SIGKILL to a whole process group; nothing to do when it is already gone. */
+function killProcessGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // the group has already exited
+  }
+}
+
+/** The runner for this machine: tools from the tools folder first, then PATH. */
+export function createToolRunner(config: Pick<Config, 'toolsBinDir' | 'path' | 'toolEnv'>) {
+  return new ToolRunner({
+    toolsBinDir: config.toolsBinDir,
+    path: config.path,
+    baseEnv: config.toolEnv,
+  });
+}
+
+function combineSignals(
+  a: AbortSignal | undefined,
+  b: AbortSignal | undefined,
+): AbortSignal | undefined {
+  if (a && b) return AbortSignal.any([a, b]);
+  return a ?? b;
 }
 
 async function findExecutable(tool: ToolName, dirs: readonly string[]): Promise<string> {

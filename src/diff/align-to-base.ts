@@ -2,7 +2,7 @@
  * Puts the head side's keyed list items in base order, so a text diff shows what changed
  * and not a reorder (which the field diff does not count as a change either).
  */
-import { isRecord, listKey, pairListItems } from './pair-list-items.js';
+import { isRecord, listKey, pairListItems } from '../model/index.js';
 
 function alignList(parentKey: string | undefined, olds: unknown[], news: unknown[]): unknown[] {
   const pairs = pairListItems(parentKey, olds, news);

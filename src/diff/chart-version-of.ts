@@ -2,8 +2,7 @@
  * Reads the chart a Helm-rendered object came from (`helm.sh/chart`, or the older `chart`
  * label) from a RAW manifest: normalisation strips these labels before comparing.
  */
-import type { Manifest } from '../model/render.js';
-import { objectMeta } from '../model/render.js';
+import { type Manifest, objectMeta } from '../model/index.js';
 
 export interface ChartLabel {
   chart: string;

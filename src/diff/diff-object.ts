@@ -2,16 +2,19 @@
  * One object's change between base and head: status, redacted manifests, field paths and
  * text diff. Redacts first, then normalises, then compares: no raw value reaches output.
  */
-import type { Manifest } from '../model/render.js';
-import { objectMeta, producerKey, toRef } from '../model/render.js';
+import {
+  type ChangeStatus,
+  type Manifest,
+  type ResourceChange,
+  objectMeta,
+  producerKey,
+  toRef,
+} from '../model/index.js';
 import { alignToBase } from './align-to-base.js';
 import { fieldChanges } from './field-changes.js';
 import type { ObjectPair } from './pair-objects.js';
-import { redactPair } from '../redact/redact-manifest.js';
-import { NO_SECRET_VALUES } from '../redact/redact-text.js';
-import type { SecretValueIndex } from '../redact/redact-text.js';
+import { NO_SECRET_VALUES, type SecretValueIndex, redactPair } from '../redact/index.js';
 import { objectLabel, textDiff } from './text-diff.js';
-import type { ChangeStatus, ResourceChange } from '../model/change.js';
 
 export type Normalizer = (manifest: Manifest) => Manifest;
 

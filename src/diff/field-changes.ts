@@ -2,8 +2,7 @@
  * Field-level changes between two (normalised, redacted) manifests: one path per change,
  * keyed list items matched by key, a whole added or removed subtree as one path.
  */
-import type { FieldChange } from '../model/change.js';
-import { isRecord, keyPath, pairListItems } from './pair-list-items.js';
+import { type FieldChange, isRecord, keyPath, pairListItems } from '../model/index.js';
 
 function isScalar(value: unknown): boolean {
   return value === null || (typeof value !== 'object' && typeof value !== 'function');

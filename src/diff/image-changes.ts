@@ -3,11 +3,15 @@
  * normalised repository: every container, initContainer and ephemeralContainer of any
  * pod spec (Pods, workload templates, CronJob job templates, custom resources alike).
  */
-import type { Manifest } from '../model/render.js';
-import { parseImage } from './parse-image.js';
-import type { ImageRef } from './parse-image.js';
-import { isRecord, keyPath, listSegments } from './pair-list-items.js';
-import type { ImageChange, ResourceChange } from '../model/change.js';
+import {
+  type ImageChange,
+  type Manifest,
+  type ResourceChange,
+  isRecord,
+  keyPath,
+  listSegments,
+} from '../model/index.js';
+import { type ImageRef, parseImage } from './parse-image.js';
 
 const CONTAINER_LISTS = new Set(['containers', 'initContainers', 'ephemeralContainers']);
 

@@ -3,16 +3,14 @@
  * render noise, and says what changed, redacted. It must not judge risk or format
  * reports, and no Secret value may survive into anything it returns.
  */
-import type { RenderedCluster } from '../model/render.js';
-import type { Policy } from '../policy/types.js';
+import type { ClusterDiff, RenderedCluster, ResourceChange } from '../model/index.js';
+import type { Policy } from '../policy/index.js';
+import { secretValuesOf } from '../redact/index.js';
 import { diffObject } from './diff-object.js';
 import { createNormalizer } from './normalize-manifest.js';
 import { pairObjects } from './pair-objects.js';
-import { secretValuesOf } from '../redact/secret-values.js';
 import { summarize } from './summarize.js';
-import type { ClusterDiff, ResourceChange } from '../model/change.js';
 
-export type * from '../model/change.js';
 export { chartLabelOf, chartVersionOf } from './chart-version-of.js';
 export type { ChartLabel } from './chart-version-of.js';
 export { fieldChanges } from './field-changes.js';
@@ -23,20 +21,8 @@ export { pairObjects } from './pair-objects.js';
 export type { ObjectPair } from './pair-objects.js';
 export { parseImage } from './parse-image.js';
 export type { ImageRef } from './parse-image.js';
-export { isSecret, redactChange, redactManifest, redactPair } from '../redact/redact-manifest.js';
-export type { RedactedPair } from '../redact/redact-manifest.js';
-export {
-  MIN_SECRET_VALUE_LENGTH,
-  NO_SECRET_VALUES,
-  REDACTED,
-  REDACTED_CHANGED,
-  hasSecretShape,
-  indexSecretValues,
-  redactText,
-} from '../redact/redact-text.js';
-export type { SecretValueIndex } from '../redact/redact-text.js';
+export { redactChange } from './redact-change.js';
 export { renderErrorChanges } from './render-error-changes.js';
-export { secretValuesOf } from '../redact/secret-values.js';
 export { summarize } from './summarize.js';
 export { DIFF_CONTEXT_LINES, objectLabel, textDiff } from './text-diff.js';
 

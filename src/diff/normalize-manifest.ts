@@ -3,9 +3,8 @@
  * checksum annotations, kustomize index annotations, policy extras) before comparing.
  * Never used on what risk rules read: they read raw clusters (see chartVersionOf).
  */
-import type { Manifest } from '../model/render.js';
-import type { Policy } from '../policy/types.js';
-import { isRecord, keyPath, listSegments } from './pair-list-items.js';
+import { type Manifest, isRecord, keyPath, listSegments } from '../model/index.js';
+import type { Policy } from '../policy/index.js';
 
 export type NormalizeRules = Policy['normalize'];
 

@@ -3,8 +3,7 @@
  * never the version or the producer, so an apiVersion migration or a move between
  * producers is one object that changed, not a removal and an addition.
  */
-import type { RenderedObject } from '../model/render.js';
-import { objectId } from '../model/render.js';
+import { type RenderedObject, objectId } from '../model/index.js';
 
 export interface ObjectPair {
   id: string;

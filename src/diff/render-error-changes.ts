@@ -6,10 +6,8 @@
  * would fetch it): it is neither introduced nor fixed, though it still makes its producer
  * count as failing on that side, and stays in the cluster's errors.
  */
-import type { RenderError, RenderedCluster } from '../model/render.js';
-import { producerKey, toRef } from '../model/render.js';
-import { NO_SECRET_VALUES, REDACTED, redactText } from '../redact/redact-text.js';
-import type { SecretValueIndex } from '../redact/redact-text.js';
+import { type RenderError, type RenderedCluster, producerKey, toRef } from '../model/index.js';
+import { NO_SECRET_VALUES, REDACTED, type SecretValueIndex, redactText } from '../redact/index.js';
 
 function failing(cluster: RenderedCluster): Set<string> {
   return new Set(cluster.errors.map((e) => producerKey(e.producer)));

@@ -3,13 +3,16 @@
  * touched, image changes, render errors introduced and fixed. Derived from redacted
  * changes only (plus the clusters' error lists).
  */
-import type { RenderedCluster } from '../model/render.js';
-import { apiGroup, producerKey } from '../model/render.js';
+import {
+  type DiffSummary,
+  type RenderedCluster,
+  type ResourceChange,
+  apiGroup,
+  producerKey,
+} from '../model/index.js';
 import { imageChanges } from './image-changes.js';
-import { NO_SECRET_VALUES } from '../redact/redact-text.js';
-import type { SecretValueIndex } from '../redact/redact-text.js';
+import { NO_SECRET_VALUES, type SecretValueIndex } from '../redact/index.js';
 import { renderErrorChanges } from './render-error-changes.js';
-import type { DiffSummary, ResourceChange } from '../model/change.js';
 
 function sortedUnique(values: Iterable<string>): string[] {
   return [...new Set(values)].sort();

@@ -3,8 +3,7 @@
  * `a/Kind/namespace/name` and `b/...` headers. Callers pass redacted manifests only.
  */
 import { FILE_HEADERS_ONLY, createTwoFilesPatch } from 'diff';
-import type { Manifest } from '../model/render.js';
-import { stringifyManifest } from '../render/yaml.js';
+import { stringifyManifest, type Manifest } from '../model/index.js';
 
 export const DIFF_CONTEXT_LINES = 3;
 

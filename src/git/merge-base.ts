@@ -3,7 +3,7 @@
  * base branch (what the PR would change if merged, as GitHub shows it). Revisions git
  * cannot resolve and histories without a common ancestor are the caller's input errors.
  */
-import { UsageError } from '../errors.js';
+import { RevisionError } from '../errors.js';
 import { ToolError, type ToolRunner } from '../tool-runner.js';
 import { resolveRevision } from './export-tree.js';
 
@@ -32,7 +32,7 @@ function lastLine(err: ToolError): string {
   return err.stderrTail.trim().split('\n').at(-1) ?? '';
 }
 
-/** The commit SHA of `rev`, or a UsageError when git cannot resolve it. */
+/** The commit SHA of `rev`, or a RevisionError when git cannot resolve it. */
 export async function resolveCommit(
   runner: ToolRunner,
   repoDir: string,
@@ -43,8 +43,10 @@ export async function resolveCommit(
   } catch (err) {
     if (!(err instanceof ToolError)) throw err;
     const reason = lastLine(err);
-    throw new UsageError(
+    throw new RevisionError(
+      'bad-revision',
       `cannot resolve revision '${rev}' in '${repoDir}'${reason ? `: ${reason}` : ''}`,
+      'unknown',
     );
   }
 }
@@ -66,12 +68,16 @@ export async function mergeBase(
       const pair = `${a.slice(0, 12)} and ${b.slice(0, 12)}`;
       // CI checkouts are often shallow: the common ancestor exists but was not fetched.
       if (await isShallow(runner, repoDir, options)) {
-        throw new UsageError(
-          `${pair} have no common ancestor in this shallow clone; fetch the history back to where they meet (git fetch --unshallow, or fetch-depth: 0 with actions/checkout)`,
+        throw new RevisionError(
+          'bad-revision',
+          `${pair} have no common ancestor in this shallow clone`,
+          'shallow-clone',
         );
       }
-      throw new UsageError(
-        `${pair} have no common ancestor; pass --base with a revision on the same history`,
+      throw new RevisionError(
+        'bad-revision',
+        `${pair} have no common ancestor`,
+        'no-common-ancestor',
       );
     }
     throw err;
@@ -143,8 +149,10 @@ export async function defaultBranch(
       return { ...candidate, source: 'fallback' };
     }
   }
-  throw new UsageError(
-    'cannot find the default branch (no origin/HEAD, origin/main, origin/master, main or master); pass --base REV',
+  throw new RevisionError(
+    'no-default-branch',
+    'cannot find the default branch (no origin/HEAD, origin/main, origin/master, main or master)',
+    'no-default-branch',
   );
 }
 

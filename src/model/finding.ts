@@ -5,6 +5,18 @@ export type Level = 'info' | 'caution' | 'danger';
 export type LevelOrNone = 'none' | Level;
 export const LEVELS: readonly Level[] = ['info', 'caution', 'danger'];
 
+const LEVEL_RANK: Record<LevelOrNone, number> = { none: 0, info: 1, caution: 2, danger: 3 };
+
+/** none < info < caution < danger, as numbers to compare and take the maximum of. */
+export function levelRank(level: LevelOrNone): number {
+  return LEVEL_RANK[level];
+}
+
+/** The higher of two levels. */
+export function maxLevel<T extends LevelOrNone>(a: T, b: T): T {
+  return LEVEL_RANK[b] > LEVEL_RANK[a] ? b : a;
+}
+
 export interface Finding {
   /** Stable kebab-case rule id (see docs/rules.md). */
   rule: string;

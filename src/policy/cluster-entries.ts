@@ -22,13 +22,14 @@ export interface ClusterEntry {
 export async function clustersAddedAtHead(
   base: Policy,
   readHead: () => Promise<string | undefined>,
+  knownRules: ReadonlySet<string>,
 ): Promise<ClusterEntry[]> {
   if (base.clusters.length === 0) return [];
   let head: Policy;
   try {
     const text = await readHead();
     if (text === undefined) return [];
-    head = parsePolicy(text);
+    head = parsePolicy(text, knownRules);
   } catch (err) {
     if (err instanceof UsageError) return [];
     throw err;

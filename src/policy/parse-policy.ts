@@ -8,16 +8,8 @@ import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { UsageError } from '../errors.js';
 import { DEFAULT_POLICY, type Policy } from './types.js';
-import { RULES } from '../risk/registry.js';
-import type { Finding, Level } from '../model/finding.js';
 
 export const POLICY_FILE = '.fluxlens.yaml';
-
-const RULE_IDS = new Set(RULES.map((r) => r.id));
-
-/** A registered rule id: a typo would otherwise leave the rule it meant to change alone. */
-const ruleId = z.string().refine((id) => RULE_IDS.has(id), 'unknown rule (see docs/rules.md)');
-const LEVEL_RANK: Record<Level, number> = { info: 1, caution: 2, danger: 3 };
 
 const nonEmpty = z.string().min(1, 'must not be empty');
 
@@ -30,53 +22,63 @@ const repoPath = nonEmpty.transform((path, ctx) => {
   return normalized;
 });
 
-const PolicySchema = z.strictObject({
-  rules: z.record(ruleId, z.enum(['off', 'info', 'caution', 'danger'])).optional(),
-  ignore: z
-    .array(
-      z.strictObject({
-        rule: z
-          .string()
-          .refine((id) => id === '*' || RULE_IDS.has(id), "unknown rule (or '*' for every rule)"),
-        /** `Kind/namespace/name` with `*` wildcards; absent means every resource. */
-        resource: nonEmpty.optional(),
-      }),
-    )
-    .optional(),
-  normalize: z
-    .strictObject({
-      labels: z.array(nonEmpty).optional(),
-      annotations: z.array(nonEmpty).optional(),
-      fields: z.array(nonEmpty).optional(),
-    })
-    .optional(),
-  publicGateways: z.array(nonEmpty).optional(),
-  failOn: z.enum(['info', 'caution', 'danger', 'never']).optional(),
-  clusters: z
-    .array(z.strictObject({ name: nonEmpty, path: repoPath }))
-    .superRefine((clusters, ctx) => {
-      const seen = new Set<string>();
-      clusters.forEach((c, i) => {
-        if (seen.has(c.name)) {
-          ctx.addIssue({
-            code: 'custom',
-            path: [i, 'name'],
-            message: `duplicate name '${c.name}'`,
-          });
-        }
-        seen.add(c.name);
-      });
-    })
-    .optional(),
-});
+/**
+ * The file's schema for the rule ids risk/ registers (the policy sits below risk/, which is
+ * why they are passed in): a typo in a rule id would leave the rule it meant alone.
+ */
+function policySchema(knownRules: ReadonlySet<string>) {
+  const ruleId = z.string().refine((id) => knownRules.has(id), 'unknown rule (see docs/rules.md)');
+  return z.strictObject({
+    rules: z.record(ruleId, z.enum(['off', 'info', 'caution', 'danger'])).optional(),
+    ignore: z
+      .array(
+        z.strictObject({
+          rule: z
+            .string()
+            .refine(
+              (id) => id === '*' || knownRules.has(id),
+              "unknown rule (or '*' for every rule)",
+            ),
+          /** `Kind/namespace/name` with `*` wildcards; absent means every resource. */
+          resource: nonEmpty.optional(),
+        }),
+      )
+      .optional(),
+    normalize: z
+      .strictObject({
+        labels: z.array(nonEmpty).optional(),
+        annotations: z.array(nonEmpty).optional(),
+        fields: z.array(nonEmpty).optional(),
+      })
+      .optional(),
+    publicGateways: z.array(nonEmpty).optional(),
+    failOn: z.enum(['info', 'caution', 'danger', 'never']).optional(),
+    clusters: z
+      .array(z.strictObject({ name: nonEmpty, path: repoPath }))
+      .superRefine((clusters, ctx) => {
+        const seen = new Set<string>();
+        clusters.forEach((c, i) => {
+          if (seen.has(c.name)) {
+            ctx.addIssue({
+              code: 'custom',
+              path: [i, 'name'],
+              message: `duplicate name '${c.name}'`,
+            });
+          }
+          seen.add(c.name);
+        });
+      })
+      .optional(),
+  });
+}
 
-type PolicyFile = z.infer<typeof PolicySchema>;
+type PolicyFile = z.infer<ReturnType<typeof policySchema>>;
 
 /**
  * Parses `.fluxlens.yaml`. An empty file is the default policy; anything malformed is a
  * UsageError naming the file and the field (`.fluxlens.yaml: clusters.0.path: required`).
  */
-export function parsePolicy(text: string): Policy {
+export function parsePolicy(text: string, knownRules: ReadonlySet<string>): Policy {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: false, lineCounter });
   const yamlError = doc.errors[0];
@@ -98,7 +100,7 @@ export function parsePolicy(text: string): Policy {
   if (typeof data !== 'object' || Array.isArray(data)) {
     throw new UsageError(`${POLICY_FILE}: must be a mapping of settings`);
   }
-  const parsed = PolicySchema.safeParse(data, { reportInput: true });
+  const parsed = policySchema(knownRules).safeParse(data, { reportInput: true });
   if (!parsed.success) {
     const messages = parsed.error.issues.flatMap(describeIssue);
     const shown = messages.slice(0, 5).join('; ');
@@ -126,12 +128,6 @@ function toPolicy(file: PolicyFile): Policy {
 
 function clonePolicy(policy: Policy): Policy {
   return structuredClone(policy);
-}
-
-/** Whether any finding reaches the fail-on level (`never` never fails). */
-export function failsOn(findings: readonly Finding[], failOn: Level | 'never'): boolean {
-  if (failOn === 'never') return false;
-  return findings.some((f) => LEVEL_RANK[f.level] >= LEVEL_RANK[failOn]);
 }
 
 function fieldPath(path: readonly PropertyKey[]): string {

@@ -1,5 +1,5 @@
 /** The repository policy (`.fluxlens.yaml`, read from the base revision), as parsed. */
-import type { Level } from '../model/finding.js';
+import type { Level } from '../model/index.js';
 
 export interface Policy {
   /** Rule id -> level override, or 'off'. */

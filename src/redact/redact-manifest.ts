@@ -4,19 +4,15 @@
  * base/head pair marks head values that differ from base, so changes stay visible.
  */
 import { Buffer } from 'node:buffer';
-import type { Manifest } from '../model/render.js';
-import { apiGroup, objectMeta } from '../model/render.js';
-import { isRecord, pairListItems } from '../diff/pair-list-items.js';
+import { type Manifest, apiGroup, isRecord, objectMeta, pairListItems } from '../model/index.js';
 import {
   NO_SECRET_VALUES,
   REDACTED,
   REDACTED_CHANGED,
   SECRET_NAME,
+  type SecretValueIndex,
   redactText,
 } from './redact-text.js';
-import type { SecretValueIndex } from './redact-text.js';
-import { objectLabel, textDiff } from '../diff/text-diff.js';
-import type { ResourceChange } from '../model/change.js';
 
 /**
  * Deeper than any real manifest (CRD schemas included); a subtree past it is replaced
@@ -223,7 +219,8 @@ export function redactPair(
   return out;
 }
 
-function fullyRedacted(manifest: Manifest | undefined): boolean {
+/** Whether every Secret value of the manifest already reads as a redaction marker. */
+export function fullyRedacted(manifest: Manifest | undefined): boolean {
   if (manifest === undefined || !isSecret(manifest)) return true;
   const markers = new Set([REDACTED, REDACTED_CHANGED]);
   const values = SECRET_FIELDS.flatMap((f) => {
@@ -235,31 +232,4 @@ function fullyRedacted(manifest: Manifest | undefined): boolean {
     values.every((v) => markers.has(v as string)) &&
     (sops === undefined || markers.has(sops as string))
   );
-}
-
-/**
- * A change safe to publish: manifests redacted, credential shapes scrubbed from the
- * diff, and a Secret's diff rebuilt from its redacted manifests unless they already
- * were. Changes from diffClusters are already redacted; this is for changes made elsewhere.
- */
-export function redactChange(
-  change: ResourceChange,
-  secrets: SecretValueIndex = NO_SECRET_VALUES,
-): ResourceChange {
-  const pair = redactPair(change.old, change.new, secrets);
-  const out: ResourceChange = {
-    ...change,
-    fields: change.fields.map((f) => ({ ...f, path: redactText(f.path, REDACTED, secrets) })),
-    diff: redactText(change.diff, REDACTED, secrets),
-  };
-  // Assigning over the spread keeps the keys where diffClusters put them.
-  if (pair.old) out.old = pair.old;
-  else delete out.old;
-  if (pair.new) out.new = pair.new;
-  else delete out.new;
-  if (!fullyRedacted(change.old) || !fullyRedacted(change.new)) {
-    const label = objectLabel(change.kind, change.namespace, change.name);
-    out.diff = change.diff === '' ? '' : textDiff(label, pair.old, pair.new);
-  }
-  return out;
 }

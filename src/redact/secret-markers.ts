@@ -1,5 +1,5 @@
 /** Secret values never leave the renderer's memory: output shows keys, not values. */
-import type { Manifest } from '../model/render.js';
+import type { Manifest } from '../model/index.js';
 
 export const REDACTED = '<redacted>';
 

@@ -2,11 +2,9 @@
  * The values of every Secret both sides rendered, to hide them wherever else they turn up:
  * postBuild.substituteFrom copies Secret values into ConfigMaps, Certificates, URLs...
  */
-import { isSopsEncrypted, readConfigData } from '../render/flux/config-data.js';
-import type { RenderedCluster } from '../model/render.js';
+import { type RenderedCluster, isSopsEncrypted, readConfigData } from '../model/index.js';
 import { isSecret } from './redact-manifest.js';
-import { indexSecretValues } from './redact-text.js';
-import type { SecretValueIndex } from './redact-text.js';
+import { type SecretValueIndex, indexSecretValues } from './redact-text.js';
 
 /**
  * Each value as the API server holds it (data decoded, stringData over it), as substitution

@@ -5,8 +5,8 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { ToolRunner } from '../tool-runner.js';
-import type { RenderedCluster } from '../model/render.js';
-import type { SourceMapping } from './flux/sources.js';
+import type { RenderedCluster } from '../model/index.js';
+import type { SourceMapping } from './source-mapping.js';
 
 export type EngineName = 'builtin' | 'flux-local';
 

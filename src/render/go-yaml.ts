@@ -3,15 +3,19 @@
  * numbers, timestamps left as strings), then JSON (string keys, no NaN or Infinity). Callers
  * decide what the values mean and word the errors; messages here never quote the source.
  */
-import { parseAllDocuments } from 'yaml';
-import type { Document, ScalarTag, Tags, YAMLParseError } from 'yaml';
+import {
+  type Document,
+  type ScalarTag,
+  type Tags,
+  type YAMLParseError,
+  parseAllDocuments,
+} from 'yaml';
+import { FluxlensError } from '../errors.js';
 
 /** What go-yaml or the JSON step refuses; the message is a code and position, never content. */
-export class GoYamlError extends Error {
-  readonly code = 'go-yaml';
-
+export class GoYamlError extends FluxlensError {
   constructor(message: string) {
-    super(message);
+    super('invalid-content', message);
     this.name = 'GoYamlError';
   }
 }

@@ -2,14 +2,21 @@
  * render/ owns Flux semantics: from a repository at one revision to the objects Flux
  * would apply, each attributed to its producer. It must not diff, judge or publish.
  */
+import { BuiltinEngine } from './builtin/index.js';
 import type { EngineDeps, EngineName, RenderEngine } from './engine.js';
-import { BuiltinEngine } from './builtin/engine.js';
-import { FluxLocalEngine } from './flux-local/engine.js';
+import { FluxLocalEngine } from './flux-local/index.js';
 
 export * from './engine.js';
-export * from '../model/render.js';
-export { parseSourceMapping, type SourceMapping } from './flux/sources.js';
+export { parseSourceMapping, SourceMappingSchema, type SourceMapping } from './source-mapping.js';
+export { keepLastApplied } from './keep-last-applied.js';
 export { renderToJson, renderToYaml } from './serialize.js';
+export {
+  EngineNameSchema,
+  RenderOptionsSchema,
+  renderSettings,
+  type RenderMachine,
+  type RenderOptions,
+} from './settings.js';
 
 export function createEngine(name: EngineName, deps: EngineDeps): RenderEngine {
   return name === 'flux-local' ? new FluxLocalEngine(deps) : new BuiltinEngine(deps);

@@ -4,7 +4,7 @@
  */
 import { join, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
-import { exportTree, resolveRevision } from '../git/export-tree.js';
+import { exportTree, resolveRevision } from '../git/index.js';
 import { ToolError, type ToolRunner } from '../tool-runner.js';
 import type { RenderRequest } from './engine.js';
 import { copyTree, isDirectory, type TreeLimits } from './tree.js';

@@ -1,7 +1,6 @@
 /** The `fluxlens render` output formats; both redact Secret values. */
-import type { RenderedCluster } from '../model/render.js';
-import { redactSecret } from '../redact/secret-markers.js';
-import { stringifyStream } from './yaml.js';
+import { type RenderedCluster, stringifyStream } from '../model/index.js';
+import { redactSecret } from '../redact/index.js';
 
 export const RENDER_SCHEMA_VERSION = 1;
 

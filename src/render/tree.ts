@@ -15,6 +15,7 @@ import {
   writeFile,
 } from 'node:fs/promises';
 import { join } from 'node:path';
+import { FluxlensError } from '../errors.js';
 
 export type TreeFilter = (relPath: string, isDir: boolean) => boolean;
 
@@ -22,9 +23,9 @@ export interface TreeLimits {
   maxFiles: number;
 }
 
-export class TreeLimitError extends Error {
+export class TreeLimitError extends FluxlensError {
   constructor(message: string) {
-    super(message);
+    super('limit-exceeded', message);
     this.name = 'TreeLimitError';
   }
 }

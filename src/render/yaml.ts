@@ -1,6 +1,6 @@
-/** YAML in and out: multi-document parsing with line numbers, deterministic output. */
-import { LineCounter, parseAllDocuments, stringify } from 'yaml';
-import type { Manifest } from '../model/render.js';
+/** YAML in: multi-document parsing with line numbers. */
+import { LineCounter, parseAllDocuments } from 'yaml';
+import type { Manifest } from '../model/index.js';
 
 export interface ParsedDocument {
   manifest: Manifest;
@@ -33,25 +33,4 @@ export function parseDocuments(text: string): ParseResult {
     }
   }
   return { documents };
-}
-
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const key of Object.keys(value).sort()) {
-      out[key] = sortKeys((value as Record<string, unknown>)[key]);
-    }
-    return out;
-  }
-  return value;
-}
-
-/** One manifest as YAML with sorted keys and no line folding, so output is stable. */
-export function stringifyManifest(manifest: Manifest): string {
-  return stringify(sortKeys(manifest), { lineWidth: 0, aliasDuplicateObjects: false });
-}
-
-export function stringifyStream(manifests: readonly Manifest[]): string {
-  return manifests.map((m) => `---\n${stringifyManifest(m)}`).join('');
 }

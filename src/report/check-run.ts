@@ -2,10 +2,10 @@
  * The check-run output for a PR's head commit: conclusion, title, summary (verdict and
  * findings), text (object diffs) and one annotation per finding with a source file.
  */
-import type { AnalysisResult } from '../model/analysis.js';
-import type { Level } from '../model/finding.js';
+import { type AnalysisResult, type Level, levelRank } from '../model/index.js';
+import { gate, type FailOn } from '../risk/index.js';
 import { clipText, oneLine } from './clip-text.js';
-import { groupChanges, levelRank } from './group-changes.js';
+import { groupChanges } from './group-changes.js';
 import { omissionFooter, renderMarkdownChanges, worstOmission } from './markdown-changes.js';
 import { minimalMarkdown } from './markdown.js';
 import { renderMarkdownSummary } from './markdown-summary.js';
@@ -47,25 +47,13 @@ const ANNOTATION_LEVEL: Record<Level, CheckRunAnnotation['annotation_level']> = 
 };
 
 /**
- * failure: a finding at or above `failOn`, or a render error the PR introduces (a
- * producer that stops rendering breaks the cluster whatever the policy says);
- * neutral: a finding above info that does not fail; success otherwise.
+ * failure: the gate fails (a finding at or above `failOn`, the same decision as the CLI's
+ * exit code); neutral: a finding above info that does not fail; success otherwise.
  */
-export function checkRunConclusion(
-  result: AnalysisResult,
-  failOn: Level | 'never',
-): CheckRunConclusion {
-  const introduced =
-    result.errors.some((e) => e.introduced) ||
-    result.clusters.some((c) => c.errorsIntroduced.length > 0);
-  const highest = result.findings.reduce((max, f) => Math.max(max, levelRank(f.level)), 0);
-  if (
-    introduced ||
-    (failOn !== 'never' && result.findings.length > 0 && highest >= levelRank(failOn))
-  ) {
-    return 'failure';
-  }
-  return highest > levelRank('info') ? 'neutral' : 'success';
+export function checkRunConclusion(result: AnalysisResult, failOn: FailOn): CheckRunConclusion {
+  const { failed, highest } = gate(result.findings, failOn);
+  if (failed) return 'failure';
+  return levelRank(highest) > levelRank('info') ? 'neutral' : 'success';
 }
 
 export function renderCheckRun(result: AnalysisResult, failOn: Level | 'never'): CheckRunOutput {

@@ -3,10 +3,14 @@
  * producer, riskiest first at each step (a producer with a danger finding before one with
  * a caution), so a size-limited report spends its space on what matters most.
  */
-import type { AnalysisResult } from '../model/analysis.js';
-import type { ResourceChange } from '../model/change.js';
-import { producerKey, type ProducerRef } from '../model/render.js';
-import type { Finding, LevelOrNone } from '../model/finding.js';
+import {
+  type AnalysisResult,
+  type Finding,
+  type LevelOrNone,
+  type ProducerRef,
+  type ResourceChange,
+  producerKey,
+} from '../model/index.js';
 
 const RANK: Record<LevelOrNone, number> = { none: 0, info: 1, caution: 2, danger: 3 };
 

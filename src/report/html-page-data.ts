@@ -3,10 +3,16 @@
  * and objects, with counts. Grouped here rather than in the browser so the page script
  * stays small and the grouping is typed and deterministic.
  */
-import type { AnalysisResult } from '../model/analysis.js';
-import type { ChangeStatus, FieldChange, ResourceChange } from '../model/change.js';
-import { producerKey, type ProducerRef } from '../model/render.js';
-import type { Finding, Level } from '../model/finding.js';
+import {
+  type AnalysisResult,
+  type ChangeStatus,
+  type FieldChange,
+  type Finding,
+  type Level,
+  type ProducerRef,
+  type ResourceChange,
+  producerKey,
+} from '../model/index.js';
 
 export type StatusCounts = Record<ChangeStatus, number>;
 

@@ -5,8 +5,7 @@
  * escaped here, the dynamic part is built by the page script with textContent only.
  */
 import { createHash } from 'node:crypto';
-import type { AnalysisError, AnalysisResult } from '../model/analysis.js';
-import type { Finding, LevelOrNone } from '../model/finding.js';
+import type { AnalysisError, AnalysisResult, Finding, LevelOrNone } from '../model/index.js';
 import { escapeHtml, scriptJson } from './html-escape.js';
 import {
   findingTargets,

@@ -1,5 +1,5 @@
 /** The machine-readable report: the whole AnalysisResult as deterministic JSON. */
-import type { AnalysisResult } from '../model/analysis.js';
+import type { AnalysisResult } from '../model/index.js';
 import { stableStringify } from './stable-stringify.js';
 
 /**

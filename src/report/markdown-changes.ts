@@ -3,7 +3,7 @@
  * and per producer, riskiest first, filled until a character budget runs out. Whatever
  * happens, every fence and `<details>` opened is closed and the text stays in budget.
  */
-import type { ResourceChange } from '../model/change.js';
+import type { ResourceChange } from '../model/index.js';
 import { clipText, plural } from './clip-text.js';
 import { codeName, escapeHtml, fenceFor } from './escape-markdown.js';
 import type { ClusterGroup, ProducerGroup } from './group-changes.js';

@@ -3,9 +3,7 @@
  * changes and render errors, within a character budget. Findings come before everything
  * else; the lists after them get a share of what is left and end with "… and N more".
  */
-import type { AnalysisResult } from '../model/analysis.js';
-import type { RenderError } from '../model/render.js';
-import type { Finding, Level } from '../model/finding.js';
+import type { AnalysisResult, Finding, Level, RenderError } from '../model/index.js';
 import { plural } from './clip-text.js';
 import { codeName, markdownLine, tableCode } from './escape-markdown.js';
 import { changesByResource, findingResourceKey, levelRank } from './group-changes.js';

@@ -2,7 +2,7 @@
  * The sticky PR comment: verdict, findings, counts, images, render errors, then the object
  * diffs riskiest first, always within GitHub's comment size limit.
  */
-import type { AnalysisResult } from '../model/analysis.js';
+import type { AnalysisResult } from '../model/index.js';
 import { clipText, oneLine } from './clip-text.js';
 import { escapeMarkdown } from './escape-markdown.js';
 import { groupChanges } from './group-changes.js';

@@ -1,6 +1,5 @@
 /** Plain-text labels shared by every report, so Markdown, check runs and the terminal agree. */
-import type { ProducerRef } from '../model/render.js';
-import type { LevelOrNone } from '../model/finding.js';
+import type { LevelOrNone, ProducerRef } from '../model/index.js';
 
 /** `Kind/namespace/name`, or `Kind/name` for a cluster-scoped object. */
 export function resourceLabel(resource: {

@@ -3,10 +3,7 @@
  * text, with ANSI colour only when asked for. Repository text is stripped of control
  * characters, so a name cannot move the cursor or recolour the terminal.
  */
-import type { AnalysisResult } from '../model/analysis.js';
-import type { ResourceChange } from '../model/change.js';
-import type { RenderError } from '../model/render.js';
-import type { LevelOrNone } from '../model/finding.js';
+import type { AnalysisResult, LevelOrNone, RenderError, ResourceChange } from '../model/index.js';
 import { plural } from './clip-text.js';
 import { changesByResource, findingResourceKey, groupChanges } from './group-changes.js';
 import {

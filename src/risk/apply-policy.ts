@@ -1,6 +1,6 @@
 /** The repository policy over findings: level overrides (or 'off') and ignores. */
-import type { Policy } from '../policy/types.js';
-import type { Finding, Level } from '../model/finding.js';
+import type { Policy } from '../policy/index.js';
+import type { Finding, Level } from '../model/index.js';
 
 function globToRegExp(glob: string): RegExp {
   const body = glob

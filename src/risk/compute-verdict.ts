@@ -1,10 +1,15 @@
 /** The verdict: the highest level, counts, one headline, and whether the change is routine. */
-import type { ResourceChange } from '../model/change.js';
+import {
+  type Finding,
+  LEVELS,
+  type Level,
+  type ResourceChange,
+  type Verdict,
+} from '../model/index.js';
 import { RULES } from './registry.js';
 import { isRoutineChange } from './routine-change.js';
 import { sortFindings } from './sort-findings.js';
-import { describe, plural } from './subject.js';
-import { LEVELS, type Finding, type Level, type Verdict } from '../model/finding.js';
+import { describe, plural } from './kit/index.js';
 
 function leadingPhrase(finding: Finding): string {
   const rule = RULES.find((r) => r.id === finding.rule);

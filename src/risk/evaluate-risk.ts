@@ -1,13 +1,10 @@
 /** Runs every rule family over every cluster and applies the repository policy. */
-import type { ClusterDiff } from '../model/change.js';
-import { toRef, type RenderedCluster } from '../model/render.js';
+import { type ClusterDiff, type Finding, type RenderedCluster, toRef } from '../model/index.js';
 import { isIgnored, policyLevel } from './apply-policy.js';
-import { riskContext } from './context.js';
-import type { Policy } from '../policy/types.js';
+import { type Draft, riskContext } from './kit/index.js';
+import type { Policy } from '../policy/index.js';
 import { FAMILIES, ruleById } from './registry.js';
-import type { Draft } from './rule.js';
 import { sortFindings } from './sort-findings.js';
-import type { Finding } from '../model/finding.js';
 
 export interface RiskInput {
   clusters: Array<{

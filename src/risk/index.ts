@@ -1,11 +1,11 @@
 /**
  * risk/ owns judging a change: rules over each cluster's diff and both rendered
- * revisions give findings, the repository policy adjusts them, and a verdict sums them up.
- * It must not render, diff, read files or print a Secret value.
+ * revisions give findings, the repository policy adjusts them, a verdict sums them up, and
+ * the gate decides pass or fail. It must not render, diff, read files or print a Secret value.
  */
 export { evaluateRisk, type RiskInput } from './evaluate-risk.js';
 export { computeVerdict } from './compute-verdict.js';
-export { RULES, type RegisteredRule } from './registry.js';
-export { sortFindings, compareFindings } from './sort-findings.js';
-export * from '../model/finding.js';
-export * from '../policy/types.js';
+export { gate, type FailOn, type GateOutcome } from './gate.js';
+export { RULE_IDS, RULES, type RegisteredRule } from './registry.js';
+export { sortChanges } from './sort-changes.js';
+export { sortFindings } from './sort-findings.js';

@@ -1,15 +1,17 @@
 /** Every rule fluxlens knows, by family; docs/rules.md documents this list in one table. */
-import type { RuleFamily, RuleInfo } from './rule.js';
-import { accessControl } from './rules/access-control.js';
-import { availability } from './rules/availability.js';
-import { breadth } from './rules/breadth.js';
-import { dataLoss } from './rules/data-loss.js';
-import { exposure } from './rules/exposure.js';
-import { flux } from './rules/flux.js';
-import { immutable } from './rules/immutable.js';
-import { podPrivilege } from './rules/pod-privilege.js';
-import { secrets } from './rules/secrets.js';
-import { supplyChain } from './rules/supply-chain.js';
+import type { RuleFamily, RuleInfo } from './kit/index.js';
+import {
+  accessControl,
+  availability,
+  breadth,
+  dataLoss,
+  exposure,
+  flux,
+  immutable,
+  podPrivilege,
+  secrets,
+  supplyChain,
+} from './rules/index.js';
 
 export const FAMILIES: readonly RuleFamily[] = [
   dataLoss,
@@ -35,6 +37,9 @@ export const RULES: readonly RegisteredRule[] = FAMILIES.flatMap((family) =>
 );
 
 const BY_ID = new Map(RULES.map((rule) => [rule.id, rule]));
+
+/** Every registered rule id, for the policy parser to check names against. */
+export const RULE_IDS: ReadonlySet<string> = new Set(BY_ID.keys());
 
 export function ruleById(id: string): RegisteredRule {
   const rule = BY_ID.get(id);

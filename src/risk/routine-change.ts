@@ -3,7 +3,7 @@
  * versions) and nothing else. Judged from the diff's field paths, so Secret values are
  * never looked at.
  */
-import type { FieldChange, ResourceChange } from '../model/change.js';
+import type { FieldChange, ResourceChange } from '../model/index.js';
 
 const IMAGE =
   /^spec\.(?:jobTemplate\.spec\.)?(?:template\.spec\.)?(?:containers|initContainers|ephemeralContainers)\[[^\]]+\]\.image$/;

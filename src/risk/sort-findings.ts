@@ -1,5 +1,5 @@
 /** The one order findings appear in everywhere: most severe first, then by place. */
-import type { Finding, Level } from '../model/finding.js';
+import type { Finding, Level } from '../model/index.js';
 
 const SEVERITY: Record<Level, number> = { danger: 0, caution: 1, info: 2 };
 

@@ -240,6 +240,36 @@ describe('fluxlens diff', () => {
     expect(run.stderr).toContain('cannot write');
   });
 
+  it('advises --base when the head shares no history with the base', async () => {
+    const lonely = makeRepo(
+      { 'clusters/prod/flux-system.yaml': bootstrap('./clusters/prod') },
+      { git: true },
+    );
+    scratch.push(lonely.dir);
+    lonely.commit('main');
+    git(lonely.dir, 'checkout', '-q', '--orphan', 'unrelated');
+    lonely.commit('unrelated history');
+    const run = await cli(['diff', '--repo', lonely.dir, '--base', 'main', '--head', 'unrelated']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(
+      /have no common ancestor; pass --base with a revision on the same history\n$/,
+    );
+  });
+
+  it('advises --base when no default branch can be found', async () => {
+    const lonely = makeRepo(
+      { 'clusters/prod/flux-system.yaml': bootstrap('./clusters/prod') },
+      { git: true },
+    );
+    scratch.push(lonely.dir);
+    lonely.commit('trunk only');
+    git(lonely.dir, 'branch', '-q', '-m', 'trunk');
+    const run = await cli(['diff', '--repo', lonely.dir]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('cannot find the default branch');
+    expect(run.stderr).toMatch(/; pass --base REV\n$/);
+  });
+
   it('documents the diff command in --help', async () => {
     const run = await cli(['diff', '--help']);
     expect(run.code).toBe(0);

@@ -26,7 +26,7 @@ import {
   FluxLocalEngine,
   namedKustomizations,
   parseKustomizationTable,
-} from '../../src/render/flux-local/engine.js';
+} from '../../src/render/flux-local/index.js';
 import {
   objectMeta,
   producerKey,

@@ -187,7 +187,7 @@ describe('helmTemplate', () => {
       ).catch((err: unknown) => err);
       expect(error).toBeInstanceOf(TemplateError);
       const { message, code } = error as TemplateError;
-      expect(code).toBe('helm-template');
+      expect(code).toBe('invalid-content');
       expect(message).toContain(text);
       expect(message).not.toContain('s3cr3t-v4lue');
       expect(message).not.toContain(dir);

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { UsageError } from '../../src/errors.js';
+import { classify, FluxlensError } from '../../src/errors.js';
 import { resolveRevisions } from '../../src/git/merge-base.js';
 import { testRunner } from '../support/render.js';
 import { makeRepo } from '../support/repo.js';
@@ -42,8 +42,9 @@ async function usageError(promise: Promise<unknown>): Promise<string> {
     () => undefined,
     (e: unknown) => e,
   );
-  expect(err).toBeInstanceOf(UsageError);
-  return (err as UsageError).message;
+  expect(err).toBeInstanceOf(FluxlensError);
+  expect(classify(err)).toBe('usage');
+  return (err as FluxlensError).message;
 }
 
 describe('resolveRevisions in a shallow clone', () => {
@@ -57,7 +58,11 @@ describe('resolveRevisions in a shallow clone', () => {
       resolveRevisions(runner, clone, { base: 'origin/main', head: 'HEAD' }),
     );
     expect(message).toMatch(/no common ancestor in this shallow clone/);
-    expect(message).toMatch(/git fetch --unshallow/);
+    const err = await resolveRevisions(runner, clone, { base: 'origin/main', head: 'HEAD' }).catch(
+      (e: unknown) => e,
+    );
+    // The CLI turns the reason into advice (git fetch --unshallow); the worker never sees it.
+    expect(err).toMatchObject({ code: 'bad-revision', reason: 'shallow-clone' });
   });
 
   it('finds the merge-base once the history is fetched', async () => {

@@ -7,14 +7,17 @@ import { execFileSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { AnalysisResult } from '../../src/model/analysis.js';
 import { UsageError } from '../../src/errors.js';
-import { analyze, type AnalysisRequest } from '../../src/analysis/analyze.js';
-import { DEFAULT_RENDER_SETTINGS, type RenderSettings } from '../../src/render/engine.js';
-import { builtinEngine, testHelmSettings, testRunner } from '../support/render.js';
+import { analyze as analyzeOutcome, type AnalysisRequest } from '../../src/analysis/index.js';
+import { testMachine, testRenderOptions, testRunner } from '../support/render.js';
 import { bootstrap, makeRepo, type RepoFiles, type TestRepo, yamlStream } from '../support/repo.js';
 
-const settings: RenderSettings = { ...DEFAULT_RENDER_SETTINGS, helm: testHelmSettings };
+const machine = testMachine;
+
+/** The analysis result; the outcome's failOn and revisions are checked elsewhere. */
+async function analyze(...args: Parameters<typeof analyzeOutcome>) {
+  return (await analyzeOutcome(...args)).result;
+}
 const runner = testRunner();
-const engine = builtinEngine();
 
 const repos: TestRepo[] = [];
 afterAll(() => repos.forEach((r) => r.remove()));
@@ -61,10 +64,11 @@ function analyzeRepo(repo: TestRepo, paths: string[] = []): Promise<AnalysisResu
     base: 'main',
     head: 'pr',
     paths,
-    engine,
+    engine: 'builtin',
+    render: testRenderOptions,
     sources: [],
   };
-  return analyze(request, { runner, settings, now: () => 0 });
+  return analyze(request, { runner, machine, now: () => 0 });
 }
 
 const NEW_CLUSTER: RepoFiles = {

@@ -6,15 +6,11 @@
 import { execFileSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { AnalysisResult } from '../../src/model/analysis.js';
-import { analyze } from '../../src/analysis/analyze.js';
-import {
-  DEFAULT_RENDER_SETTINGS,
-  type RenderEngine,
-  type RenderSettings,
-} from '../../src/render/engine.js';
+import { analyze as analyzeOutcome } from '../../src/analysis/index.js';
+import type { RenderEngine } from '../../src/render/engine.js';
 import type { Producer, RenderedCluster } from '../../src/model/render.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
-import { builtinEngine, testHelmSettings, testRunner } from '../support/render.js';
+import { testMachine, testRenderOptions, testRunner } from '../support/render.js';
 import {
   bootstrap,
   makeRepo,
@@ -24,9 +20,13 @@ import {
   fluxKustomization,
 } from '../support/repo.js';
 
-const settings: RenderSettings = { ...DEFAULT_RENDER_SETTINGS, helm: testHelmSettings };
+const machine = testMachine;
+
+/** The analysis result; the outcome's failOn and revisions are checked elsewhere. */
+async function analyze(...args: Parameters<typeof analyzeOutcome>) {
+  return (await analyzeOutcome(...args)).result;
+}
 const runner = testRunner();
-const engine = builtinEngine();
 
 const repos: TestRepo[] = [];
 afterAll(() => repos.forEach((r) => r.remove()));
@@ -105,8 +105,16 @@ async function analyzePullRequest(change: RepoFiles): Promise<AnalysisResult> {
   repo.write(change);
   repo.commit('pull request');
   return analyze(
-    { repoDir: repo.dir, base: 'main', head: 'pr', paths: ['clusters/prod'], engine, sources: [] },
-    { runner, settings, now: () => 0 },
+    {
+      repoDir: repo.dir,
+      base: 'main',
+      head: 'pr',
+      paths: ['clusters/prod'],
+      engine: 'builtin',
+      render: testRenderOptions,
+      sources: [],
+    },
+    { runner, machine, now: () => 0 },
   );
 }
 
@@ -212,10 +220,11 @@ describe('a producer the engine did not render at head', () => {
         base: 'main',
         head: 'pr',
         paths: ['clusters/prod'],
-        engine: engineFor(baseSha),
+        engine: 'flux-local',
+        render: testRenderOptions,
         sources: [],
       },
-      { runner, settings, now: () => 0 },
+      { runner, machine, now: () => 0, createEngine: () => engineFor(baseSha) },
     );
     expect(result.changes).toEqual([]);
     expect(result.findings.map((f) => [f.rule, f.resource.name])).toEqual([

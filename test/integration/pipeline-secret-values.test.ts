@@ -7,20 +7,23 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { AnalysisResult } from '../../src/model/analysis.js';
-import { analyze } from '../../src/analysis/analyze.js';
-import { DEFAULT_RENDER_SETTINGS, type RenderSettings } from '../../src/render/engine.js';
+import { analyze as analyzeOutcome } from '../../src/analysis/index.js';
 import { renderCheckRun } from '../../src/report/check-run.js';
 import { renderHtml } from '../../src/report/html.js';
 import { renderJson } from '../../src/report/json.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
 import { renderText } from '../../src/report/text.js';
 import { expectValidAnalysis } from '../support/analysis-schema.js';
-import { builtinEngine, testHelmSettings, testRunner } from '../support/render.js';
+import { testMachine, testRenderOptions, testRunner } from '../support/render.js';
 import { bootstrap, makeRepo, type RepoFiles, type TestRepo, yamlStream } from '../support/repo.js';
 
-const settings: RenderSettings = { ...DEFAULT_RENDER_SETTINGS, helm: testHelmSettings };
+const machine = testMachine;
+
+/** The analysis result; the outcome's failOn and revisions are checked elsewhere. */
+async function analyze(...args: Parameters<typeof analyzeOutcome>) {
+  return (await analyzeOutcome(...args)).result;
+}
 const runner = testRunner();
-const engine = builtinEngine();
 
 const repos: TestRepo[] = [];
 afterAll(() => repos.forEach((r) => r.remove()));
@@ -142,8 +145,16 @@ async function analyzePullRequest(base: Values, head: Values): Promise<AnalysisR
   repo.write(files(head));
   repo.commit('rotate the secrets');
   const result = await analyze(
-    { repoDir: repo.dir, paths: ['clusters/prod'], engine, sources: [], base: 'main', head: 'pr' },
-    { runner, settings, now: () => 0 },
+    {
+      repoDir: repo.dir,
+      paths: ['clusters/prod'],
+      engine: 'builtin',
+      render: testRenderOptions,
+      sources: [],
+      base: 'main',
+      head: 'pr',
+    },
+    { runner, machine, now: () => 0 },
   );
   expectValidAnalysis(JSON.parse(renderJson(result)));
   return result;

@@ -9,17 +9,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { AnalysisResult } from '../../src/model/analysis.js';
-import { UsageError } from '../../src/errors.js';
+import { classify, FluxlensError, RevisionError } from '../../src/errors.js';
 import { defaultBranch, resolveRevisions } from '../../src/git/merge-base.js';
-import { analyze, type AnalysisRequest } from '../../src/analysis/analyze.js';
-import { DEFAULT_RENDER_SETTINGS, type RenderSettings } from '../../src/render/engine.js';
+import { analyze as analyzeOutcome, type AnalysisRequest } from '../../src/analysis/index.js';
 import { renderCheckRun } from '../../src/report/check-run.js';
 import { renderHtml } from '../../src/report/html.js';
 import { renderJson } from '../../src/report/json.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
 import { renderText } from '../../src/report/text.js';
 import { expectValidAnalysis } from '../support/analysis-schema.js';
-import { builtinEngine, testHelmSettings, testRunner } from '../support/render.js';
+import { testMachine, testRenderOptions, testRunner } from '../support/render.js';
 import {
   bootstrap,
   makeRepo,
@@ -32,9 +31,13 @@ import {
 const cleanups: Array<() => void> = [];
 afterAll(() => cleanups.forEach((c) => c()));
 
-const settings: RenderSettings = { ...DEFAULT_RENDER_SETTINGS, helm: testHelmSettings };
+const machine = testMachine;
+
+/** The analysis result; the outcome's failOn and revisions are checked elsewhere. */
+async function analyze(...args: Parameters<typeof analyzeOutcome>) {
+  return (await analyzeOutcome(...args)).result;
+}
 const runner = testRunner();
-const engine = builtinEngine();
 
 const GIT_ENV = {
   PATH: process.env['PATH'] ?? '',
@@ -220,7 +223,14 @@ function fleet(): Fleet {
 }
 
 function request(dir: string, extra: Partial<AnalysisRequest> = {}): AnalysisRequest {
-  return { repoDir: dir, paths: ['clusters/prod'], engine, sources: [], ...extra };
+  return {
+    repoDir: dir,
+    paths: ['clusters/prod'],
+    engine: 'builtin',
+    render: testRenderOptions,
+    sources: [],
+    ...extra,
+  };
 }
 
 const fixedClock = { now: () => 0 };
@@ -236,7 +246,7 @@ async function analyzeFleet(extra: Partial<AnalysisRequest> = {}): Promise<Analy
   const { repo: r } = fleet();
   return analyzeChecked(request(r.dir, { base: 'main', head: 'feature', ...extra }), {
     runner,
-    settings,
+    machine,
     ...fixedClock,
   });
 }
@@ -248,8 +258,9 @@ async function usageError(promise: Promise<unknown>): Promise<string> {
     () => undefined,
     (e: unknown) => e,
   );
-  expect(err).toBeInstanceOf(UsageError);
-  return (err as UsageError).message;
+  expect(err).toBeInstanceOf(FluxlensError);
+  expect(classify(err)).toBe('usage');
+  return (err as FluxlensError).message;
 }
 
 describe('analyze', () => {
@@ -356,7 +367,7 @@ describe('analyze', () => {
     const { repo: r } = fleet();
     const measured = await analyzeChecked(request(r.dir, { base: 'main', head: 'feature' }), {
       runner,
-      settings,
+      machine,
     });
     const fixed = await analyzeFleet();
     expect(Object.keys(measured.timings).sort()).toEqual(Object.keys(fixed.timings).sort());
@@ -417,7 +428,7 @@ describe('pointing findings at their source line', () => {
       const base = r.commit('base');
       r.write({ 'apps/storage.yaml': yaml(notes('storage-notes')), 'apps/web.yaml': web });
       const head = r.commit('pull request');
-      return analyzeChecked(request(r.dir, { base, head }), { runner, settings });
+      return analyzeChecked(request(r.dir, { base, head }), { runner, machine });
     })();
     return analysis;
   }
@@ -484,7 +495,7 @@ describe('analyze with a policy', () => {
     const { repo: r, base, head } = twoClusters(POLICY);
     const result = await analyzeChecked(request(r.dir, { base, head, paths: [] }), {
       runner,
-      settings,
+      machine,
     });
     expect(result.clusters.map((c) => [c.name, c.path, c.changed])).toEqual([
       ['production', 'clusters/prod', 1],
@@ -500,11 +511,11 @@ describe('analyze with a policy', () => {
     const { repo: r, base, head } = twoClusters(POLICY);
     const result = await analyzeChecked(request(r.dir, { base, head, paths: ['clusters/prod'] }), {
       runner,
-      settings,
+      machine,
     });
     expect(result.clusters.map((c) => c.name)).toEqual(['production']);
     const message = await usageError(
-      analyze(request(r.dir, { base, head, paths: ['clusters/dev'] }), { runner, settings }),
+      analyze(request(r.dir, { base, head, paths: ['clusters/dev'] }), { runner, machine }),
     );
     expect(message).toBe(
       "path 'clusters/dev' is not a cluster in .fluxlens.yaml (staging (clusters/staging), production (clusters/prod))",
@@ -514,7 +525,7 @@ describe('analyze with a policy', () => {
   it('fails with the field a malformed base policy gets wrong', async () => {
     const { repo: r, base, head } = twoClusters('clusters:\n  - name: prod\n');
     const message = await usageError(
-      analyze(request(r.dir, { base, head, paths: [] }), { runner, settings }),
+      analyze(request(r.dir, { base, head, paths: [] }), { runner, machine }),
     );
     expect(message).toBe('.fluxlens.yaml: clusters.0.path: required');
   });
@@ -525,7 +536,7 @@ describe('analyze with a policy', () => {
     const head = r.commit('break the policy');
     const result = await analyzeChecked(request(r.dir, { base, head, paths: ['clusters/prod'] }), {
       runner,
-      settings,
+      machine,
     });
     expect(result.clusters.map((c) => c.name)).toEqual(['clusters/prod']);
   });
@@ -539,7 +550,7 @@ describe('analyze with a policy', () => {
     const head = r.commit('add dev');
     const result = await analyzeChecked(request(r.dir, { base, head, paths: ['clusters/dev'] }), {
       runner,
-      settings,
+      machine,
     });
     expect(result.changes.map((c) => [c.status, c.id])).toContainEqual([
       'added',
@@ -574,7 +585,7 @@ describe('choosing the base', () => {
 
   it('defaults to the merge-base with the upstream default branch from origin/HEAD', async () => {
     const { clone, branchPoint } = clonedFleet();
-    const result = await analyzeChecked(request(clone, { paths: [] }), { runner, settings });
+    const result = await analyzeChecked(request(clone, { paths: [] }), { runner, machine });
     expect(result.base).toEqual({ rev: 'origin/main', sha: branchPoint });
     expect(result.head.rev).toBe('HEAD');
     expect(result.changes.map((c) => [c.status, c.name])).toEqual([['removed', 'shared']]);
@@ -600,14 +611,16 @@ describe('choosing the base', () => {
     git(clone, 'branch', '-q', '-m', 'main', 'master');
     await expect(defaultBranch(runner, clone)).resolves.toMatchObject({ rev: 'master' });
     git(clone, 'branch', '-q', '-m', 'master', 'trunk');
-    expect(await usageError(defaultBranch(runner, clone))).toContain('pass --base');
+    const err = await defaultBranch(runner, clone).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RevisionError);
+    expect(err).toMatchObject({ code: 'no-default-branch', reason: 'no-default-branch' });
   });
 
   it('uses the merge-base with --base, not its tip', async () => {
     const { clone, branchPoint, upstreamTip } = clonedFleet();
     const result = await analyzeChecked(request(clone, { base: 'origin/main', paths: [] }), {
       runner,
-      settings,
+      machine,
     });
     expect(result.base).toEqual({ rev: 'origin/main', sha: branchPoint });
     expect(result.base.sha).not.toBe(upstreamTip);
@@ -617,10 +630,10 @@ describe('choosing the base', () => {
   it('rejects a revision git cannot resolve', async () => {
     const { repo: r } = fleet();
     expect(
-      await usageError(analyze(request(r.dir, { base: 'no-such-branch' }), { runner, settings })),
+      await usageError(analyze(request(r.dir, { base: 'no-such-branch' }), { runner, machine })),
     ).toContain("cannot resolve revision 'no-such-branch'");
     expect(
-      await usageError(analyze(request(r.dir, { head: 'no-such-head' }), { runner, settings })),
+      await usageError(analyze(request(r.dir, { head: 'no-such-head' }), { runner, machine })),
     ).toContain("cannot resolve revision 'no-such-head'");
   });
 
@@ -630,7 +643,7 @@ describe('choosing the base', () => {
     git(r.dir, 'checkout', '-q', '--orphan', 'unrelated');
     r.commit('unrelated history');
     const message = await usageError(
-      analyze(request(r.dir, { base: 'main', head: 'unrelated' }), { runner, settings }),
+      analyze(request(r.dir, { base: 'main', head: 'unrelated' }), { runner, machine }),
     );
     expect(message).toContain('no common ancestor');
   });

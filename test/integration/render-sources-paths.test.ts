@@ -19,7 +19,7 @@ import {
   type RenderedCluster,
   type RenderedObject,
 } from '../../src/model/render.js';
-import type { SourceMapping } from '../../src/render/flux/sources.js';
+import type { SourceMapping } from '../../src/render/index.js';
 import { builtinEngine } from '../support/render.js';
 import { bootstrap, makeRepo, type RepoFiles, type TestRepo } from '../support/repo.js';
 

@@ -2,7 +2,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { main } from '../../src/cli.js';
+import { main } from '../../src/cli/index.js';
 
 export interface CliRun {
   code: number;

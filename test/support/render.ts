@@ -9,6 +9,11 @@ import {
   type HelmSettings,
   type RenderSettings,
 } from '../../src/render/engine.js';
+import {
+  type RenderMachine,
+  type RenderOptions,
+  RenderOptionsSchema,
+} from '../../src/render/index.js';
 import { ToolRunner } from '../../src/tool-runner.js';
 import { fluxLocalFixtures } from './paths.js';
 
@@ -27,6 +32,17 @@ export const testHelmSettings: HelmSettings = {
   offline: true,
   chartCacheDir: mkdtempSync(join(tmpdir(), 'fluxlens-charts-')),
 };
+
+/** The machine part of render settings for tests: the per-run chart cache, default limits. */
+export const testMachine: RenderMachine = {
+  chartCacheDir: testHelmSettings.chartCacheDir,
+  concurrency: DEFAULT_RENDER_SETTINGS.concurrency,
+  toolTimeoutMs: DEFAULT_RENDER_SETTINGS.toolTimeoutMs,
+  maxOutputBytes: DEFAULT_RENDER_SETTINGS.maxOutputBytes,
+};
+
+/** What a request carries in tests: defaults, offline (tests never reach the internet). */
+export const testRenderOptions: RenderOptions = RenderOptionsSchema.parse({ offline: true });
 
 export function builtinEngine(settings: Partial<RenderSettings> = {}): BuiltinEngine {
   return new BuiltinEngine({

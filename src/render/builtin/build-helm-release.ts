@@ -8,17 +8,32 @@ import { join, posix } from 'node:path';
 import { errorMessage } from '../../errors.js';
 import type { ToolRunner } from '../../tool-runner.js';
 import type { HelmSettings, RenderSettings } from '../engine.js';
-import { describeSchemaError } from '../flux/objects.js';
-import { resolveChart, type ChartSourceContext } from '../helm/chart-source.js';
-import { HelmRelease, releaseName, releaseNamespace } from '../helm/helm-release.js';
-import { postRender } from '../helm/post-render.js';
-import { chartCrdsMode, helmTemplate, takeTemplateSource } from '../helm/template.js';
-import { chartDefaultValues, composeValues, type ConfigLookup } from '../helm/values.js';
-import { ChartUnavailableError } from '../helm/chart-unavailable-error.js';
-import type { Manifest, ProducerRef, RenderedObject, RenderErrorTags } from '../../model/render.js';
+import { describeSchemaError } from '../flux/index.js';
+import {
+  type ChartSourceContext,
+  ChartUnavailableError,
+  type ConfigLookup,
+  HelmRelease,
+  type ResolvedChart,
+  chartCrdsMode,
+  chartDefaultValues,
+  composeValues,
+  helmTemplate,
+  postRender,
+  releaseName,
+  releaseNamespace,
+  resolveChart,
+  takeTemplateSource,
+} from '../helm/index.js';
+import {
+  type Manifest,
+  type ProducerRef,
+  type RenderErrorTags,
+  type RenderedObject,
+  stringifyManifest,
+} from '../../model/index.js';
 import { replaceFile } from '../tree.js';
-import { parseDocuments, stringifyManifest } from '../yaml.js';
-import type { ResolvedChart } from '../helm/chart-source-context.js';
+import { parseDocuments } from '../yaml.js';
 
 export interface HelmBuildContext {
   /** '' when a source is the reviewed repository, else the prefix its files are shown with. */

@@ -9,19 +9,25 @@ import { join, posix } from 'node:path';
 import { errorMessage } from '../../errors.js';
 import type { ToolRunner } from '../../tool-runner.js';
 import type { RenderSettings } from '../engine.js';
-import type { FluxKustomization } from '../flux/objects.js';
-import { generateKustomization, GenerateError } from '../kustomize/generate.js';
-import { checkKustomizationTree, kustomizeBuild, UnsafePathError } from '../kustomize/build.js';
+import type { FluxKustomization } from '../flux/index.js';
 import {
-  objectMeta,
+  generateKustomization,
+  GenerateError,
+  checkKustomizationTree,
+  kustomizeBuild,
+  UnsafePathError,
+} from '../kustomize/index.js';
+import {
   type Manifest,
   type ProducerRef,
   type RenderedObject,
-} from '../../model/render.js';
+  objectMeta,
+  stringifyManifest,
+} from '../../model/index.js';
 import { sourceLineFinder, type SourceLineFinder } from './source-line-finder.js';
 import { collectVariables, substituteManifest, SubstitutionError } from './substitute.js';
 import { copyTree, replaceFile } from '../tree.js';
-import { parseDocuments, stringifyManifest } from '../yaml.js';
+import { parseDocuments } from '../yaml.js';
 
 const ORIGIN = 'config.kubernetes.io/origin';
 export const OWNER_NAME_LABEL = 'kustomize.toolkit.fluxcd.io/name';
@@ -83,8 +89,7 @@ export async function buildKustomization(
         : { error: err.message };
     }
     if (err instanceof SubstitutionError) {
-      const named = err.message.startsWith('post build failed');
-      return { error: named ? err.message : `post build failed: ${err.message}` };
+      return { error: err.fluxWorded ? err.message : `post build failed: ${err.message}` };
     }
     return { error: `kustomize build failed: ${withoutScratch(errorMessage(err), copy, input)}` };
   } finally {

@@ -5,9 +5,14 @@
  */
 import { buildHelmRelease, type HelmBuildContext } from './build-helm-release.js';
 import { buildKustomization, type BuildContext } from './build-kustomization.js';
-import { describeSchemaError, FluxKustomization, SOURCE_KINDS } from '../flux/objects.js';
-import type { Manifest, ProducerRef, RenderedObject, RenderErrorTags } from '../../model/render.js';
-import { resolveInside, type Sources } from '../flux/sources.js';
+import {
+  FluxKustomization,
+  SOURCE_KINDS,
+  type Sources,
+  describeSchemaError,
+  resolveInside,
+} from '../flux/index.js';
+import type { Manifest, ProducerRef, RenderedObject, RenderErrorTags } from '../../model/index.js';
 
 export interface ProducerBuildDeps {
   sources: Sources;

@@ -8,15 +8,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FluxlensError, UsageError } from '../../errors.js';
 import type { ProducerBuildDeps } from './build-producer.js';
-import { readConfigData } from '../flux/config-data.js';
-import { discover, type Discovery } from '../flux/discover.js';
+import {
+  type Manifest,
+  type RenderedCluster,
+  objectMeta,
+  readConfigData,
+} from '../../model/index.js';
+import { type Discovery, SourceIgnore, Sources, discover } from '../flux/index.js';
 import type { EngineDeps, RenderEngine, RenderProgress, RenderRequest } from '../engine.js';
 import { Producers } from './producers.js';
 import { mapLimit } from '../map-limit.js';
 import { materializeRepository } from '../materialize.js';
-import { objectMeta, type Manifest, type RenderedCluster } from '../../model/render.js';
-import { SourceIgnore } from '../flux/source-ignore.js';
-import { Sources } from '../flux/sources.js';
 import { isDirectory } from '../tree.js';
 
 export class BuiltinEngine implements RenderEngine {

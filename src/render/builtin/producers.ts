@@ -5,22 +5,27 @@
  */
 import { posix } from 'node:path';
 import { buildProducer, type ProducerBuildDeps } from './build-producer.js';
-import type { Discovery, FoundObject } from '../flux/discover.js';
-import { FluxKustomization, isFluxKustomization, isHelmRelease } from '../flux/objects.js';
-import { HelmRelease } from '../helm/helm-release.js';
 import {
-  objectMeta,
-  producerKey,
+  type Discovery,
+  FluxKustomization,
+  type FoundObject,
+  isFluxKustomization,
+  isHelmRelease,
+  normalizeFluxPath,
+} from '../flux/index.js';
+import { HelmRelease } from '../helm/index.js';
+import {
   type Manifest,
   type Producer,
   type ProducerRef,
-  type RenderedCluster,
-  type RenderedObject,
   type RenderError,
   type RenderErrorTags,
-} from '../../model/render.js';
-import { normalizeFluxPath } from '../flux/sources.js';
-import { stringifyManifest } from '../yaml.js';
+  type RenderedCluster,
+  type RenderedObject,
+  objectMeta,
+  producerKey,
+  stringifyManifest,
+} from '../../model/index.js';
 import type { RenderProgress } from '../engine.js';
 
 type Status = 'pending' | 'rendering' | 'done' | 'failed' | 'skipped';

@@ -5,7 +5,7 @@
  */
 import { readFile, realpath } from 'node:fs/promises';
 import { isAbsolute, join, relative, sep } from 'node:path';
-import { objectMeta } from '../../model/render.js';
+import { objectMeta } from '../../model/index.js';
 import { parseDocuments, type ParsedDocument } from '../yaml.js';
 
 /** The 1-based line of the document of `kind` that renders as `name` in `file`, if one fits. */

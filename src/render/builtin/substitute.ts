@@ -6,17 +6,16 @@
  * are deliberate here because the goal is to predict what the cluster will render. The dialect
  * itself lives in ./envsubst/; this file wires it to Flux variables and manifests.
  */
-import { stringify } from 'yaml';
-import type { ScalarTag, Tags } from 'yaml';
+import { type ScalarTag, type Tags, stringify } from 'yaml';
 import { stringTag } from 'yaml/util';
 import {
+  type ByteLookup,
+  SubstitutionError,
   expandBytes,
   fromBytes,
   isValidUtf8,
-  SubstitutionError,
   toBytes,
 } from '../envsubst/index.js';
-import type { ByteLookup } from '../envsubst/index.js';
 import { GoYamlError, goYamlTags, parseGoYaml } from '../go-yaml.js';
 
 export { envsubst, SubstitutionError } from '../envsubst/index.js';
@@ -142,7 +141,9 @@ function toYaml(manifest: Record<string, unknown>): string {
 
 function fromYaml(text: string, where: string): Record<string, unknown> {
   const fail = (detail: string): SubstitutionError =>
-    new SubstitutionError(`post build failed for '${where}': envsubst error: ${detail}`);
+    new SubstitutionError(`post build failed for '${where}': envsubst error: ${detail}`, {
+      fluxWorded: true,
+    });
   if (!isValidUtf8(text)) throw fail('YAMLToJSON: substituted text is not valid UTF-8');
   // go-yaml treats a lone CR as a line break; it can only come from a substituted value
   // (a CRLF Secret keeps its CR), since the serialiser escapes CRs in existing strings.
@@ -168,7 +169,9 @@ function wrapForManifest(
   const { variable } = error;
   return new SubstitutionError(
     message,
-    variable === undefined ? { cause: error } : { cause: error, variable },
+    variable === undefined
+      ? { cause: error, fluxWorded: true }
+      : { cause: error, variable, fluxWorded: true },
   );
 }
 

@@ -2,8 +2,7 @@
 // offers `envsubst` for ordinary strings and `expandBytes` for byte strings.
 import { fromBytes, toBytes } from './bytes.js';
 import { applyOperator } from './operators.js';
-import { parseTemplate } from './parse.js';
-import type { Expr, TemplateNode } from './parse.js';
+import { type Expr, type TemplateNode, parseTemplate } from './parse.js';
 import { SubstitutionError } from './substitution-error.js';
 
 export type ByteLookup = (name: string) => string | undefined;

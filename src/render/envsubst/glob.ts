@@ -2,8 +2,13 @@
 // `/`, and a pattern error is only noticed when matching reaches the broken part), and the
 // prefix and suffix trimming built on it.
 import { decodeRune, encodeRune, RUNE_ERROR, runesOf } from './bytes.js';
+import { FluxlensError } from '../../errors.js';
 
-class BadPatternError extends Error {}
+class BadPatternError extends FluxlensError {
+  constructor() {
+    super('invalid-content', 'bad pattern');
+  }
+}
 
 function splitChunk(pattern: string): { star: boolean; chunk: string; rest: string } {
   let p = pattern;

@@ -112,7 +112,7 @@ import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { FluxlensError, UsageError, errorMessage } from '../../errors.js';
 import { ToolError } from '../../tool-runner.js';
-import { discover, type FoundObject } from '../flux/discover.js';
+import { type FoundObject, SourceIgnore, discover } from '../flux/index.js';
 import type { EngineDeps, RenderEngine, RenderProgress, RenderRequest } from '../engine.js';
 import { cleanMessage, failedRun } from './failure.js';
 import { inflateReleases, releasesIn, type RunOutcome } from './helm.js';
@@ -125,15 +125,9 @@ import {
 import { DEFAULT_NAMESPACE, refOf, releaseRefOf, type Workspace } from './producers.js';
 import { mapSources, sourcesArgs } from './sources.js';
 import { materializeRepository } from '../materialize.js';
-import { producerKey, type RenderedCluster } from '../../model/render.js';
-import { SourceIgnore } from '../flux/source-ignore.js';
+import { producerKey, type RenderedCluster } from '../../model/index.js';
 import { isDirectory } from '../tree.js';
 import { parseDocuments } from '../yaml.js';
-
-// Re-exported so that users of the engine keep one import for its names.
-export { namedKustomizations } from './failure.js';
-export { FLUX_LOCAL_STRIPPED_ANNOTATIONS, parseKustomizationTable } from './output.js';
-export { FLUX_LOCAL_RUN } from './producers.js';
 
 export class FluxLocalEngine implements RenderEngine {
   readonly name = 'flux-local' as const;

@@ -22,7 +22,7 @@ import {
   type ProducerRef,
   type RenderedCluster,
   type RenderError,
-} from '../../model/render.js';
+} from '../../model/index.js';
 
 /**
  * The Producers to report when flux-local failed: an error on each Kustomization its

@@ -26,7 +26,7 @@
  */
 import { readFile, realpath } from 'node:fs/promises';
 import { join, posix, resolve, sep } from 'node:path';
-import { normalizeFluxPath } from '../flux/sources.js';
+import { normalizeFluxPath } from '../flux/index.js';
 import type { RenderSettings } from '../engine.js';
 import { mapLimit } from '../map-limit.js';
 import {
@@ -37,7 +37,7 @@ import {
   type ProducerRef,
   type RenderedObject,
   type RenderError,
-} from '../../model/render.js';
+} from '../../model/index.js';
 import { parseDocuments } from '../yaml.js';
 
 export type RunOutcome = { ok: true; stdout: string } | { ok: false; message: string };

@@ -25,7 +25,7 @@ import {
   type RenderedCluster,
   type RenderedObject,
   type RenderError,
-} from '../../model/render.js';
+} from '../../model/index.js';
 
 const OWNER_NAME_LABEL = 'kustomize.toolkit.fluxcd.io/name';
 const OWNER_NAMESPACE_LABEL = 'kustomize.toolkit.fluxcd.io/namespace';

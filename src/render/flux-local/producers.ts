@@ -3,7 +3,7 @@
  * file under the entry or its parent's output, and the small readers of Flux fields the
  * other flux-local-* files share. Pure functions of the Workspace: it must not run tools.
  */
-import type { FoundObject } from '../flux/discover.js';
+import { type FoundObject, normalizeFluxPath } from '../flux/index.js';
 import {
   objectMeta,
   producerKey,
@@ -11,8 +11,7 @@ import {
   type Producer,
   type ProducerRef,
   type RenderError,
-} from '../../model/render.js';
-import { normalizeFluxPath } from '../flux/sources.js';
+} from '../../model/index.js';
 
 /** Where errors go that flux-local does not tie to one Kustomization. */
 export const FLUX_LOCAL_RUN: ProducerRef = {

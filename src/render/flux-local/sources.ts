@@ -7,8 +7,8 @@ import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { UsageError } from '../../errors.js';
 import { isKustomization, sourceRefOf, type MappedSource, type Workspace } from './producers.js';
-import type { Manifest } from '../../model/render.js';
-import type { SourceMapping } from '../flux/sources.js';
+import type { Manifest } from '../../model/index.js';
+import type { SourceMapping } from '../source-mapping.js';
 import { copyTree, isDirectory } from '../tree.js';
 import { parseDocuments } from '../yaml.js';
 

@@ -7,7 +7,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isFluxKustomization, isFluxSource, isHelmRelease } from './objects.js';
-import type { Manifest } from '../../model/render.js';
+import type { Manifest } from '../../model/index.js';
 import type { SourceIgnore } from './source-ignore.js';
 import { parseDocuments } from '../yaml.js';
 

@@ -3,7 +3,7 @@
  * typed; everything else passes through untouched in the manifest.
  */
 import { z } from 'zod';
-import type { Manifest } from '../../model/render.js';
+import type { Manifest } from '../../model/index.js';
 
 export const KUSTOMIZE_GROUP = 'kustomize.toolkit.fluxcd.io';
 export const HELM_GROUP = 'helm.toolkit.fluxcd.io';

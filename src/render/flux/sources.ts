@@ -6,7 +6,8 @@
  */
 import { realpath } from 'node:fs/promises';
 import { join, posix, resolve, sep } from 'node:path';
-import type { Manifest } from '../../model/render.js';
+import type { Manifest } from '../../model/index.js';
+import type { SourceMapping } from '../source-mapping.js';
 import { SourceIgnore } from './source-ignore.js';
 import { copyTree } from '../tree.js';
 
@@ -19,18 +20,6 @@ export interface SourceRef {
 export type SourceResolution =
   | { kind: 'found'; id: string; root: string; isRepository: boolean }
   | { kind: 'skipped'; id: string; reason: string };
-
-export interface SourceMapping {
-  /** NAME, NAMESPACE/NAME or KIND/NAMESPACE/NAME. */
-  key: string;
-  dir: string;
-}
-
-export function parseSourceMapping(arg: string): SourceMapping | undefined {
-  const eq = arg.indexOf('=');
-  if (eq <= 0 || eq === arg.length - 1) return undefined;
-  return { key: arg.slice(0, eq), dir: arg.slice(eq + 1) };
-}
 
 /** Compares git URLs the way people write them: scheme, user, `.git` and case aside. */
 export function normalizeGitUrl(url: string): string {

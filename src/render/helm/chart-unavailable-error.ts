@@ -4,13 +4,13 @@
  * against that HelmRelease; messages name sources and URLs without credentials or query
  * strings, never secrets.
  */
-export class ChartUnavailableError extends Error {
-  readonly code = 'chart-unavailable';
+import { FluxlensError } from '../../errors.js';
+export class ChartUnavailableError extends FluxlensError {
   /** Only missing from the cache of an offline render: Flux would simply fetch it. */
   readonly notCached: boolean;
 
   constructor(detail: string, options?: { cause?: unknown; notCached?: boolean }) {
-    super(`chart unavailable: ${detail}`, options);
+    super('chart-unavailable', `chart unavailable: ${detail}`, options);
     this.name = 'ChartUnavailableError';
     this.notCached = options?.notCached ?? false;
   }

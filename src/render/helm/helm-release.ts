@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { CommonMetadata, KUSTOMIZE_OVERLAY_FIELDS } from '../flux/objects.js';
+import { CommonMetadata, KUSTOMIZE_OVERLAY_FIELDS } from '../flux/index.js';
 
 const CrossNamespaceRef = z.looseObject({
   kind: z.string(),

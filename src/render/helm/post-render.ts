@@ -9,17 +9,23 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { ToolError, type ToolRunner } from '../../tool-runner.js';
-import { kustomizeBuild } from '../kustomize/build.js';
-import { apiGroup, objectMeta, type Manifest } from '../../model/render.js';
-import { parseDocuments, stringifyManifest, stringifyStream } from '../yaml.js';
+import { kustomizeBuild } from '../kustomize/index.js';
+import {
+  type Manifest,
+  apiGroup,
+  objectMeta,
+  stringifyManifest,
+  stringifyStream,
+} from '../../model/index.js';
+import { parseDocuments } from '../yaml.js';
 import type { HelmRelease, PostRenderer } from './helm-release.js';
 import type { ChartRender } from './template.js';
+import { FluxlensError } from '../../errors.js';
 
 /** A post-render step failed the way helm-controller's would; the message says why. */
-export class PostRenderError extends Error {
-  readonly code = 'helm-post-render';
+export class PostRenderError extends FluxlensError {
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    super('invalid-content', message, options);
     this.name = 'PostRenderError';
   }
 }

@@ -3,6 +3,7 @@
  * value at a targetPath: `a.b[0].c=v,d={x,y}` with backslash escapes. Parsing writes into an
  * existing tree in place, as Helm does, because Flux's composition depends on that sharing.
  */
+import { FluxlensError } from '../../errors.js';
 
 /** What went wrong, in words that never quote the expression (it may hold a Secret value). */
 export type StrvalsReason =
@@ -13,15 +14,13 @@ export type StrvalsReason =
   | 'unexpected data after a list index'
   | 'nested too deeply';
 
-export class StrvalsError extends Error {
-  readonly code = 'strvals';
-
+export class StrvalsError extends FluxlensError {
   /** The message is Helm's and may quote keys; `reason` never quotes anything. */
   constructor(
     readonly reason: StrvalsReason,
     message: string,
   ) {
-    super(message);
+    super('invalid-content', message);
     this.name = 'StrvalsError';
   }
 }

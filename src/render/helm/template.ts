@@ -7,9 +7,10 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { ToolError, type ToolRunner } from '../../tool-runner.js';
-import { objectMeta, type Manifest } from '../../model/render.js';
+import { objectMeta, type Manifest } from '../../model/index.js';
 import { parseDocuments } from '../yaml.js';
 import type { HelmRelease } from './helm-release.js';
+import { FluxlensError } from '../../errors.js';
 
 export interface TemplateOptions {
   chartDir: string;
@@ -34,10 +35,9 @@ export interface TemplateOptions {
 }
 
 /** helm's own message for a failed render, with our scratch paths removed. Never values. */
-export class TemplateError extends Error {
-  readonly code = 'helm-template';
+export class TemplateError extends FluxlensError {
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    super('invalid-content', message, options);
     this.name = 'TemplateError';
   }
 }

@@ -6,16 +6,15 @@
  */
 import { readFile, realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, posix, relative } from 'node:path';
-import { sopsPlaceholder } from '../flux/config-data.js';
+import { sopsPlaceholder } from '../../model/index.js';
 import { GoYamlError, parseGoYaml } from '../go-yaml.js';
 import type { HelmRelease, ValuesReference } from './helm-release.js';
 import { isTree, parseSet, put, StrvalsError } from './strvals.js';
+import { FluxlensError } from '../../errors.js';
 
-export class ValuesError extends Error {
-  readonly code = 'values';
-
+export class ValuesError extends FluxlensError {
   constructor(message: string) {
-    super(message);
+    super('invalid-content', message);
     this.name = 'ValuesError';
   }
 }

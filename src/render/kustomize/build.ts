@@ -8,6 +8,7 @@ import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { ToolRunner } from '../../tool-runner.js';
 import { findKustomizationFile } from './generate.js';
 import { parseDocuments } from '../yaml.js';
+import { FluxlensError } from '../../errors.js';
 
 export interface KustomizeOptions {
   allowRemoteBases: boolean;
@@ -30,12 +31,12 @@ export async function kustomizeBuild(
   return stdout;
 }
 
-export class UnsafePathError extends Error {
+export class UnsafePathError extends FluxlensError {
   constructor(
     message: string,
     readonly file: string,
   ) {
-    super(message);
+    super('unsafe-path', message);
     this.name = 'UnsafePathError';
   }
 }

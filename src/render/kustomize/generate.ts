@@ -7,7 +7,8 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseDocuments } from '../yaml.js';
-import type { FluxKustomization } from '../flux/objects.js';
+import type { FluxKustomization } from '../flux/index.js';
+import { FluxlensError } from '../../errors.js';
 
 export const KUSTOMIZATION_FILE_NAMES = [
   'kustomization.yaml',
@@ -36,12 +37,12 @@ export interface GeneratedKustomization {
   fluxWantsOrigin: boolean;
 }
 
-export class GenerateError extends Error {
+export class GenerateError extends FluxlensError {
   constructor(
     message: string,
     readonly file?: string,
   ) {
-    super(message);
+    super('invalid-content', message);
     this.name = 'GenerateError';
   }
 }

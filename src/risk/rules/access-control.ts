@@ -2,13 +2,25 @@
  * Access control: who may do what in the cluster. Pod Security admission levels, RBAC
  * grants and bindings, and network policies.
  */
-import { objectMeta, type Manifest } from '../../model/render.js';
-import { rawPair, type RiskContext } from '../context.js';
-import { droppedBy, introducedBy, type Fact } from '../introduced.js';
-import { isKind, isObj, listAt, strAt, strings } from '../manifest.js';
-import { removalFate } from '../removal.js';
-import type { Draft, RuleFamily } from '../rule.js';
-import { changeSubject, describe, listSome } from '../subject.js';
+import { objectMeta, type Manifest } from '../../model/index.js';
+import {
+  type Draft,
+  type Fact,
+  type RiskContext,
+  type RuleFamily,
+  changeSubject,
+  describe,
+  droppedBy,
+  introducedBy,
+  isKind,
+  isObj,
+  listAt,
+  listSome,
+  rawPair,
+  removalFate,
+  strAt,
+  strings,
+} from '../kit/index.js';
 
 const ENFORCE_LABEL = 'pod-security.kubernetes.io/enforce';
 /** Pod Security levels from weakest to strongest. */

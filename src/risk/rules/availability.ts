@@ -3,22 +3,30 @@
  * disruption budgets that go away or block every eviction, and producers that stop
  * rendering.
  */
-import type { ResourceChange } from '../../model/change.js';
-import { objectMeta, producerKey, type Manifest } from '../../model/render.js';
-import type { RevisionView, RiskContext } from '../context.js';
-import { introducedBy } from '../introduced.js';
-import { at, isKind, isObj, listAt, manifestIs, objAt, strAt, strings } from '../manifest.js';
-import { podLabels } from '../pod-spec.js';
-import { removalFate } from '../removal.js';
-import type { Draft, RuleFamily } from '../rule.js';
+import { type Manifest, type ResourceChange, objectMeta, producerKey } from '../../model/index.js';
 import {
+  type Draft,
+  type RevisionView,
+  type RiskContext,
+  type RuleFamily,
+  type Subject,
+  at,
   changeSubject,
   describe,
+  introducedBy,
+  isKind,
+  isObj,
+  listAt,
   listSome,
+  manifestIs,
+  objAt,
   objectSubject,
+  podLabels,
   producerSubject,
-  type Subject,
-} from '../subject.js';
+  removalFate,
+  strAt,
+  strings,
+} from '../kit/index.js';
 
 const SCALABLE = ['Deployment', 'StatefulSet', 'ReplicaSet'] as const;
 

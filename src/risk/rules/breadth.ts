@@ -1,7 +1,11 @@
 /** Breadth: changes so wide that reviewing them object by object stops being realistic. */
-import type { RiskContext } from '../context.js';
-import type { Draft, RuleFamily } from '../rule.js';
-import { CLUSTER_KIND, plural } from '../subject.js';
+import {
+  CLUSTER_KIND,
+  type Draft,
+  type RiskContext,
+  type RuleFamily,
+  plural,
+} from '../kit/index.js';
 
 export const WIDE_PRODUCERS = 10;
 export const WIDE_OBJECTS = 60;

@@ -2,13 +2,25 @@
  * Data loss: objects whose deletion destroys data, whole producers going away, and
  * volume claims asked to shrink.
  */
-import { objectMeta, producerKey, type Manifest, type Producer } from '../../model/render.js';
-import { producerObject, rawPair, type RiskContext } from '../context.js';
-import { isKind, strAt, at, type KnownKind } from '../manifest.js';
-import { parseQuantity } from '../quantity.js';
-import { removalFate, PRUNE_ANNOTATION } from '../removal.js';
-import type { Draft, RuleFamily } from '../rule.js';
-import { changeSubject, describe, plural, producerSubject } from '../subject.js';
+import { objectMeta, producerKey, type Manifest, type Producer } from '../../model/index.js';
+import {
+  type Draft,
+  type KnownKind,
+  PRUNE_ANNOTATION,
+  type RiskContext,
+  type RuleFamily,
+  at,
+  changeSubject,
+  describe,
+  isKind,
+  parseQuantity,
+  plural,
+  producerObject,
+  producerSubject,
+  rawPair,
+  removalFate,
+  strAt,
+} from '../kit/index.js';
 
 /** What goes with each stateful kind when it is deleted. */
 const CONSEQUENCE: Partial<Record<KnownKind, (base: Manifest | undefined) => string>> = {

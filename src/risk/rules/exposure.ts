@@ -2,12 +2,21 @@
  * Exposure: traffic from outside the cluster. Services that open node ports or load
  * balancers, and routes or ingresses moved onto a public gateway or class.
  */
-import { objectMeta, type Manifest } from '../../model/render.js';
-import type { RiskContext } from '../context.js';
-import { introducedBy, type Fact } from '../introduced.js';
-import { isKind, isObj, listAt, strAt } from '../manifest.js';
-import type { Draft, RuleFamily } from '../rule.js';
-import { changeSubject, describe, listSome } from '../subject.js';
+import { objectMeta, type Manifest } from '../../model/index.js';
+import {
+  type Draft,
+  type Fact,
+  type RiskContext,
+  type RuleFamily,
+  changeSubject,
+  describe,
+  introducedBy,
+  isKind,
+  isObj,
+  listAt,
+  listSome,
+  strAt,
+} from '../kit/index.js';
 
 /** Service types in order of exposure; each one also opens what the ones before it do. */
 const SERVICE_EXPOSURE: Record<string, { rank: number; what: string }> = {

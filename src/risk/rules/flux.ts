@@ -2,13 +2,22 @@
  * Flux: changes to how Flux applies things rather than to what it applies. Suspension,
  * pruning, force, re-pointed Kustomizations and dependencies that disappear.
  */
-import { objectMeta, producerKey, type Manifest, type Producer } from '../../model/render.js';
-import { currentProducer, type RiskContext } from '../context.js';
-import { introducedBy } from '../introduced.js';
-import { at, isKind } from '../manifest.js';
-import { removalFate } from '../removal.js';
-import type { Draft, RuleFamily } from '../rule.js';
-import { changeSubject, describe, listSome, plural, producerSubject } from '../subject.js';
+import { objectMeta, producerKey, type Manifest, type Producer } from '../../model/index.js';
+import {
+  type Draft,
+  type RiskContext,
+  type RuleFamily,
+  at,
+  changeSubject,
+  currentProducer,
+  describe,
+  introducedBy,
+  isKind,
+  listSome,
+  plural,
+  producerSubject,
+  removalFate,
+} from '../kit/index.js';
 import { STATEFUL } from './data-loss.js';
 
 function producerPairs(ctx: RiskContext): Array<[Producer, Producer]> {

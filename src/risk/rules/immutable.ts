@@ -2,12 +2,22 @@
  * Immutable fields: changes the API server rejects on update, so the apply wedges until
  * someone deletes the object (or Flux recreates it, when force is on).
  */
-import type { ResourceChange } from '../../model/change.js';
-import { objectMeta, type Manifest } from '../../model/render.js';
-import { producerManifest, rawPair, type RiskContext } from '../context.js';
-import { at, deepEqual, isKind, isObj, strAt } from '../manifest.js';
-import type { Draft, RuleFamily } from '../rule.js';
-import { changeSubject, describe, listSome } from '../subject.js';
+import { type Manifest, type ResourceChange, objectMeta } from '../../model/index.js';
+import {
+  type Draft,
+  type RiskContext,
+  type RuleFamily,
+  at,
+  changeSubject,
+  deepEqual,
+  describe,
+  isKind,
+  isObj,
+  listSome,
+  producerManifest,
+  rawPair,
+  strAt,
+} from '../kit/index.js';
 
 /** StatefulSet spec fields the API server lets an update change; every other one is fixed. */
 const STATEFULSET_MUTABLE = new Set([

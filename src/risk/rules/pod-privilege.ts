@@ -2,13 +2,25 @@
  * Pod privilege: what pods may do to the node they run on. Applies to every object with
  * a pod template, and to all of its containers (init and ephemeral too).
  */
-import type { Manifest } from '../../model/render.js';
-import { rawPair, type RiskContext } from '../context.js';
-import { droppedBy, introducedBy, type Fact } from '../introduced.js';
-import { at, isObj, listAt, strAt, strings } from '../manifest.js';
-import { containers, podSpec } from '../pod-spec.js';
-import type { Draft, RuleFamily } from '../rule.js';
-import { changeSubject, describe } from '../subject.js';
+import type { Manifest } from '../../model/index.js';
+import {
+  type Draft,
+  type Fact,
+  type RiskContext,
+  type RuleFamily,
+  at,
+  changeSubject,
+  containers,
+  describe,
+  droppedBy,
+  introducedBy,
+  isObj,
+  listAt,
+  podSpec,
+  rawPair,
+  strAt,
+  strings,
+} from '../kit/index.js';
 
 interface PrivilegeFact extends Fact {
   rule: string;

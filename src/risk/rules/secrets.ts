@@ -1,10 +1,18 @@
 /** Secrets in the clear: Secret values committed to the repository without SOPS encryption. */
-import type { ResourceChange } from '../../model/change.js';
-import type { Manifest } from '../../model/render.js';
-import { rawPair, type RiskContext } from '../context.js';
-import { at, deepEqual, isKind, isObj } from '../manifest.js';
-import type { Draft, RuleFamily } from '../rule.js';
-import { changeSubject, describe, plural } from '../subject.js';
+import type { Manifest, ResourceChange } from '../../model/index.js';
+import {
+  type Draft,
+  type RiskContext,
+  type RuleFamily,
+  at,
+  changeSubject,
+  deepEqual,
+  describe,
+  isKind,
+  isObj,
+  plural,
+  rawPair,
+} from '../kit/index.js';
 
 /** Files of other sources carry a `Kind/namespace/name:` prefix; repository files do not. */
 export function isRepositoryFile(file: string | undefined): file is string {

@@ -3,14 +3,23 @@
  * and image references that do not pin what they run.
  */
 import semver from 'semver';
-import type { ResourceChange } from '../../model/change.js';
-import { objectMeta, producerKey, type Manifest } from '../../model/render.js';
-import { currentProducer, rawPair, type RiskContext } from '../context.js';
-import { introducedBy } from '../introduced.js';
-import { isKind, strAt } from '../manifest.js';
-import { containers, podSpec } from '../pod-spec.js';
-import type { Draft, RuleFamily } from '../rule.js';
-import { changeSubject, describe, producerSubject, type Subject } from '../subject.js';
+import { type ResourceChange, objectMeta, producerKey, type Manifest } from '../../model/index.js';
+import {
+  type Draft,
+  type RiskContext,
+  type RuleFamily,
+  type Subject,
+  changeSubject,
+  containers,
+  currentProducer,
+  describe,
+  introducedBy,
+  isKind,
+  podSpec,
+  producerSubject,
+  rawPair,
+  strAt,
+} from '../kit/index.js';
 
 const CHART_LABEL = 'helm.sh/chart';
 

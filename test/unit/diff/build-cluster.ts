@@ -7,7 +7,7 @@ import type {
   RenderedObject,
 } from '../../../src/model/render.js';
 import { diffClusters } from '../../../src/diff/index.js';
-import type { ClusterDiff } from '../../../src/diff/index.js';
+import type { ClusterDiff } from '../../../src/model/index.js';
 import type { Policy } from '../../../src/policy/types.js';
 
 export function kustomization(name: string, namespace = 'flux-system'): ProducerRef {

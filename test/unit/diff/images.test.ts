@@ -1,7 +1,7 @@
 /** Which images a PR moves, per repository, as the container runtime reads the references. */
 import { describe, expect, it } from 'vitest';
 import { parseImage } from '../../../src/diff/index.js';
-import type { ImageChange } from '../../../src/diff/index.js';
+import type { ImageChange } from '../../../src/model/index.js';
 import type { Manifest } from '../../../src/model/render.js';
 import { deployment, diff, rendered } from './build-cluster.js';
 

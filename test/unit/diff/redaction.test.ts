@@ -5,15 +5,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Manifest } from '../../../src/model/render.js';
+import { redactChange } from '../../../src/diff/index.js';
 import {
   REDACTED,
   REDACTED_CHANGED,
   hasSecretShape,
-  redactChange,
   redactManifest,
   redactText,
-} from '../../../src/diff/index.js';
-import type { ResourceChange } from '../../../src/diff/index.js';
+} from '../../../src/redact/index.js';
+import type { ResourceChange } from '../../../src/model/index.js';
 import { base64, configMap, deployment, diff, rendered, secret } from './build-cluster.js';
 
 const PEM_BODY = 'MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj';

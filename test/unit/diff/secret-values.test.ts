@@ -6,15 +6,15 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { Manifest, RenderError } from '../../../src/model/render.js';
+import { diffClusters } from '../../../src/diff/index.js';
 import {
   MIN_SECRET_VALUE_LENGTH,
   REDACTED,
   REDACTED_CHANGED,
-  diffClusters,
   indexSecretValues,
   redactText,
-} from '../../../src/diff/index.js';
-import type { ClusterDiff } from '../../../src/diff/index.js';
+} from '../../../src/redact/index.js';
+import type { ClusterDiff } from '../../../src/model/index.js';
 import {
   base64,
   cluster,

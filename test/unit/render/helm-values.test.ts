@@ -3,10 +3,14 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { sopsPlaceholder } from '../../../src/render/flux/config-data.js';
+import { sopsPlaceholder } from '../../../src/model/config-data.js';
 import { HelmRelease } from '../../../src/render/helm/helm-release.js';
-import { chartDefaultValues, composeValues, ValuesError } from '../../../src/render/helm/values.js';
-import type { ConfigLookup } from '../../../src/render/helm/values.js';
+import {
+  type ConfigLookup,
+  ValuesError,
+  chartDefaultValues,
+  composeValues,
+} from '../../../src/render/helm/values.js';
 
 type Values = Record<string, unknown>;
 /** ConfigMap and Secret data in the release's namespace, keyed `Kind/name`. */
@@ -342,7 +346,7 @@ describe('composeValues', () => {
     ])('keeps Secret content out of the message for %s', (_behaviour, ref, text) => {
       const error = composeError({ valuesFrom: [ref] }, { 'Secret/db': { 'values.yaml': text } });
       expect(error.message).not.toContain('hunter');
-      expect(error.code).toBe('values');
+      expect(error.code).toBe('invalid-content');
     });
   });
 

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseSet, StrvalsError } from '../../../src/render/helm/strvals.js';
-import type { StrvalsReason } from '../../../src/render/helm/strvals.js';
+import { StrvalsError, type StrvalsReason, parseSet } from '../../../src/render/helm/strvals.js';
 
 function parsed(expr: string, asString = false, into: Record<string, unknown> = {}): unknown {
   parseSet(expr, into, asString);

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import {
+  SubstitutionError,
+  type VarSource,
   collectVariables,
   envsubst,
   substituteManifest,
-  SubstitutionError,
 } from '../../../src/render/builtin/substitute.js';
-import type { VarSource } from '../../../src/render/builtin/substitute.js';
 
 const VARS: Record<string, string> = {
   SECRET_DOMAIN: 'example.com',
@@ -254,7 +254,7 @@ describe('envsubst', () => {
       (input, message, relaxed) => {
         const error = errorOf(() => strict(input));
         expect(error.message).toBe(message);
-        expect(error.code).toBe('substitution');
+        expect(error.code).toBe('invalid-content');
         expect(lenient(input)).toBe(relaxed);
       },
     );

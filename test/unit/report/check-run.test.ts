@@ -7,7 +7,7 @@ import {
   type CheckRunAnnotation,
   type CheckRunConclusion,
 } from '../../../src/report/check-run.js';
-import { analysis, change, clusterSummary, finding, kustomization } from './analysis-builders.js';
+import { analysis, change, finding, kustomization } from './analysis-builders.js';
 
 const introducedError: AnalysisError = {
   cluster: 'default',
@@ -37,13 +37,26 @@ describe('renderCheckRun conclusion', () => {
     ['is neutral on a danger with failOn never', ['danger'], 'never', false, 'neutral'],
     ['is neutral on a caution with failOn never', ['caution'], 'never', false, 'neutral'],
     ['succeeds on info with failOn never', ['info'], 'never', false, 'success'],
-    ['fails on an introduced render error', [], 'danger', true, 'failure'],
     [
-      'fails on an introduced render error even with failOn never',
-      ['info'],
-      'never',
+      'fails on an introduced render error (a danger finding)',
+      ['danger'],
+      'danger',
       true,
       'failure',
+    ],
+    [
+      'is neutral on an introduced render error with failOn never, as the exit code passes',
+      ['danger'],
+      'never',
+      true,
+      'neutral',
+    ],
+    [
+      'succeeds when the policy relevels an introduced render error to info',
+      ['info'],
+      'danger',
+      true,
+      'success',
     ],
   ])('%s', (_behaviour, levels, failOn, withError, expected) => {
     const result = analysis({
@@ -51,15 +64,6 @@ describe('renderCheckRun conclusion', () => {
       errors: withError ? [introducedError] : [],
     });
     expect(renderCheckRun(result, failOn).conclusion).toBe(expected);
-  });
-
-  it('fails on an error a cluster summary lists as introduced', () => {
-    const result = analysis({
-      clusters: [
-        clusterSummary({ errorsIntroduced: [{ producer: kustomization('x'), message: 'm' }] }),
-      ],
-    });
-    expect(renderCheckRun(result, 'never').conclusion).toBe('failure');
   });
 
   it('does not fail on a render error that already failed at base', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { introduced } from '../../../src/risk/introduced.js';
+import { introduced } from '../../../src/risk/kit/introduced.js';
 
 const facts = (...keys: string[]) => keys.map((key) => ({ key, note: key.toUpperCase() }));
 

@@ -2,15 +2,16 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../../src/errors.js';
-import { failsOn, parsePolicy } from '../../../src/policy/parse-policy.js';
+import { parsePolicy } from '../../../src/policy/parse-policy.js';
+import { gate } from '../../../src/risk/gate.js';
 import { DEFAULT_POLICY } from '../../../src/policy/types.js';
-import { RULES } from '../../../src/risk/registry.js';
+import { RULE_IDS, RULES } from '../../../src/risk/registry.js';
 import type { Finding, Level } from '../../../src/model/finding.js';
 import { projectRoot } from '../../support/paths.js';
 
 function parseError(text: string): string {
   try {
-    parsePolicy(text);
+    parsePolicy(text, RULE_IDS);
   } catch (err) {
     expect(err).toBeInstanceOf(UsageError);
     return (err as Error).message;
@@ -24,11 +25,12 @@ describe('parsePolicy', () => {
     ['a file of comments', '# nothing to configure yet\n'],
     ['an explicit null document', '~\n'],
   ])('reads %s as the default policy', (_case, text) => {
-    expect(parsePolicy(text)).toEqual(DEFAULT_POLICY);
+    expect(parsePolicy(text, RULE_IDS)).toEqual(DEFAULT_POLICY);
   });
 
   it('reads every setting', () => {
-    const policy = parsePolicy(`
+    const policy = parsePolicy(
+      `
 rules:
   image-unpinned: off
   public-entrance: danger
@@ -49,7 +51,9 @@ clusters:
     path: ./clusters/prod/
   - name: staging
     path: clusters/staging
-`);
+`,
+      RULE_IDS,
+    );
     expect(policy).toEqual({
       levels: { 'image-unpinned': 'off', 'public-entrance': 'danger' },
       ignores: [
@@ -73,11 +77,11 @@ clusters:
 
   it('accepts every rule fluxlens has', () => {
     const text = `rules:\n${RULES.map((r) => `  ${r.id}: info\n`).join('')}`;
-    expect(Object.keys(parsePolicy(text).levels)).toEqual(RULES.map((r) => r.id));
+    expect(Object.keys(parsePolicy(text, RULE_IDS).levels)).toEqual(RULES.map((r) => r.id));
   });
 
   it('keeps the defaults for settings the file leaves out', () => {
-    const policy = parsePolicy('normalize:\n  labels: [team]\n');
+    const policy = parsePolicy('normalize:\n  labels: [team]\n', RULE_IDS);
     expect(policy).toEqual({
       ...DEFAULT_POLICY,
       normalize: { labels: ['team'], annotations: [], fields: [] },
@@ -85,9 +89,9 @@ clusters:
   });
 
   it('never shares the default policy object with its callers', () => {
-    const policy = parsePolicy('');
+    const policy = parsePolicy('', RULE_IDS);
     policy.publicGateways.push('mutated');
-    expect(parsePolicy('').publicGateways).toEqual(['external', 'public']);
+    expect(parsePolicy('', RULE_IDS).publicGateways).toEqual(['external', 'public']);
     expect(DEFAULT_POLICY.publicGateways).toEqual(['external', 'public']);
   });
 
@@ -177,7 +181,7 @@ clusters:
   });
 });
 
-describe('failsOn', () => {
+describe('the gate', () => {
   const finding = (level: Level): Finding => ({
     rule: 'some-rule',
     level,
@@ -196,7 +200,7 @@ describe('failsOn', () => {
     [[], 'info', false],
     [['danger'], 'never', false],
   ] as const)('findings %j with failOn %s fail: %s', (levels, failOn, fails) => {
-    expect(failsOn(levels.map(finding), failOn)).toBe(fails);
+    expect(gate(levels.map(finding), failOn).failed).toBe(fails);
   });
 });
 
@@ -205,7 +209,7 @@ describe('the README policy example', () => {
     const readme = readFileSync(join(projectRoot, 'README.md'), 'utf8');
     const block = /### Repository policy[\s\S]*?```yaml\n([\s\S]*?)```/.exec(readme)?.[1];
     expect(block).toBeDefined();
-    const policy = parsePolicy(block ?? '');
+    const policy = parsePolicy(block ?? '', RULE_IDS);
     expect(policy.levels['image-unpinned']).toBe('off');
     expect(policy.clusters.map((c) => c.name)).toEqual(['prod', 'staging']);
   });

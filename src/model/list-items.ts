@@ -4,9 +4,7 @@
  * beyond which keys identify list items.
  */
 
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+import { isRecord } from './records.js';
 
 const BARE_KEY = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 const BARE_ITEM = /^[A-Za-z0-9_./:-]+$/;

@@ -1,19 +1,16 @@
 /**
- * What `fluxlens render` and `fluxlens diff` share: the render flags, how they become
- * RenderSettings, and the tool runner. Both revisions of a diff render as `render` would.
+ * The flags `render` and `diff` share, and the one place they become RenderOptions: the
+ * CLI maps kebab-case flags to the camelCase options a job payload carries, nothing more.
  */
 import { isAbsolute, normalize } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import type { Config } from './config.js';
-import { errorMessage, UsageError } from './errors.js';
+import { errorMessage, UsageError } from '../errors.js';
 import {
-  DEFAULT_RENDER_SETTINGS,
   parseSourceMapping,
   type EngineName,
-  type RenderSettings,
+  type RenderOptions,
   type SourceMapping,
-} from './render/index.js';
-import { ToolRunner } from './tool-runner.js';
+} from '../render/index.js';
 
 /** parseArgs option specs of the flags that decide how a repository renders. */
 export const RENDER_OPTIONS = {
@@ -66,6 +63,20 @@ export function sourceMappings(flags: RenderFlags): SourceMapping[] {
   });
 }
 
+export function renderOptions(flags: RenderFlags): RenderOptions {
+  return {
+    lenientSubstitution: flags['lenient-substitution'],
+    allowRemoteBases: flags['allow-remote-bases'],
+    enableExecPlugins: flags['enable-exec-plugins'],
+    skipHelm: flags['skip-helm'],
+    offline: flags.offline,
+    skipCrds: flags['skip-crds'],
+    apiVersions: flags['api-versions'],
+    isUpgrade: flags['is-upgrade'],
+    ...(flags['kube-version'] !== undefined ? { kubeVersion: flags['kube-version'] } : {}),
+  };
+}
+
 /** A repository-relative entry folder; refuses anything that leaves the repository. */
 export function entryPath(path: string): string {
   const entry = normalize(path).replace(/\/+$/, '') || '.';
@@ -73,36 +84,6 @@ export function entryPath(path: string): string {
     throw new UsageError(`--path must be a folder inside the repository, got '${path}'`);
   }
   return entry;
-}
-
-export function renderSettings(flags: RenderFlags, config: Config): RenderSettings {
-  return {
-    ...DEFAULT_RENDER_SETTINGS,
-    strictSubstitution: !flags['lenient-substitution'],
-    allowRemoteBases: flags['allow-remote-bases'],
-    enableExecPlugins: flags['enable-exec-plugins'],
-    helm: {
-      ...DEFAULT_RENDER_SETTINGS.helm,
-      enabled: !flags['skip-helm'],
-      chartCacheDir: config.chartCacheDir,
-      offline: flags.offline,
-      skipCrds: flags['skip-crds'],
-      apiVersions: flags['api-versions'],
-      isUpgrade: flags['is-upgrade'],
-      ...(flags['kube-version'] !== undefined ? { kubeVersion: flags['kube-version'] } : {}),
-    },
-    concurrency: config.concurrency,
-    toolTimeoutMs: config.toolTimeoutMs,
-    maxOutputBytes: config.maxOutputBytes,
-  };
-}
-
-export function toolRunner(config: Config): ToolRunner {
-  return new ToolRunner({
-    toolsBinDir: config.toolsBinDir,
-    path: config.path,
-    baseEnv: config.toolEnv,
-  });
 }
 
 type Options = NonNullable<ParseArgsConfig['options']>;

@@ -1,5 +1,5 @@
 /** Tolerant reads of raw manifests: rendered objects are untyped, and rules must not throw on odd input. */
-import { apiGroup, objectMeta, type Manifest } from '../model/render.js';
+import { apiGroup, objectMeta, type Manifest } from '../../model/index.js';
 
 export type Obj = Record<string, unknown>;
 

@@ -1,6 +1,5 @@
 /** What the cluster does with an object that leaves the rendered output: delete it or leave it be. */
-import type { ResourceChange } from '../model/change.js';
-import { objectMeta, producerKey } from '../model/render.js';
+import { type ResourceChange, objectMeta, producerKey } from '../../model/index.js';
 import { currentProducer, rawPair, type RiskContext } from './context.js';
 
 export const PRUNE_ANNOTATION = 'kustomize.toolkit.fluxcd.io/prune';

@@ -2,7 +2,7 @@
  * The string data of ConfigMaps and Secrets as the API server would hold it, for
  * substitution and values lookups. Secret values stay inside the renderer.
  */
-import type { Manifest } from '../../model/render.js';
+import type { Manifest } from './render.js';
 
 /** Values of a SOPS-encrypted Secret cannot be known offline; they read as this marker. */
 export function sopsPlaceholder(key: string): string {

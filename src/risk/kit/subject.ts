@@ -1,14 +1,14 @@
 /** What a finding is about: the resource, who applies it, and where it is written. */
-import type { ResourceChange } from '../model/change.js';
 import {
-  objectMeta,
-  producerKey,
+  type Finding,
   type Producer,
   type ProducerRef,
   type RenderedObject,
-} from '../model/render.js';
+  type ResourceChange,
+  objectMeta,
+  producerKey,
+} from '../../model/index.js';
 import { producerObject, type RiskContext } from './context.js';
-import type { Finding } from '../model/finding.js';
 
 export interface Subject {
   resource: Finding['resource'];

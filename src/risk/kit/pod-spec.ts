@@ -1,5 +1,5 @@
 /** Pods inside the objects that carry a pod template, and the containers inside them. */
-import type { Manifest } from '../model/render.js';
+import type { Manifest } from '../../model/index.js';
 import { isObj, listAt, objAt, manifestIs, strAt, type Obj } from './manifest.js';
 
 export const POD_CARRIERS = [

@@ -2,17 +2,18 @@
  * What a rule sees of one cluster: the diff, and both rendered revisions indexed by
  * object identity and producer, so rules read the raw manifests, never the redacted ones.
  */
-import type { ClusterDiff, ResourceChange } from '../model/change.js';
 import {
-  objectId,
-  producerKey,
+  type ClusterDiff,
   type Manifest,
   type Producer,
   type ProducerRef,
   type RenderedCluster,
   type RenderedObject,
-} from '../model/render.js';
-import type { Policy } from '../policy/types.js';
+  type ResourceChange,
+  objectId,
+  producerKey,
+} from '../../model/index.js';
+import type { Policy } from '../../policy/index.js';
 
 export interface RevisionView {
   cluster: RenderedCluster;

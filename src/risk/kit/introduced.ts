@@ -3,8 +3,7 @@
  * in. Rules describe an object's risky properties as facts with stable keys; a fact is
  * introduced when its key is present at head and absent at base for the same object.
  */
-import type { ResourceChange } from '../model/change.js';
-import type { Manifest } from '../model/render.js';
+import type { Manifest, ResourceChange } from '../../model/index.js';
 import { rawPair, type RiskContext } from './context.js';
 
 /** One property of one object at one revision; the key matches it across revisions. */

@@ -1,7 +1,7 @@
 /** The shape of a rule family: its registry entries and one check over a cluster. */
 import type { RiskContext } from './context.js';
 import type { Subject } from './subject.js';
-import type { Level } from '../model/finding.js';
+import type { Level } from '../../model/index.js';
 
 export interface RuleInfo {
   /** Stable kebab-case id; once shipped it never changes meaning. */

@@ -1,0 +1,105 @@
+/** The parts of an AnalysisResult that follow from the diffs and the findings. */
+import type { ResolvedRevisions } from '../git/index.js';
+import {
+  ANALYSIS_SCHEMA_VERSION,
+  compareStrings,
+  producerKey,
+  toRef,
+  type AnalysisError,
+  type AnalysisResult,
+  type ClusterDiff,
+  type ClusterSummary,
+  type Finding,
+  type RenderedCluster,
+  type RenderError,
+} from '../model/index.js';
+import { redactRenderError, secretValuesOf } from '../redact/index.js';
+import { computeVerdict, sortChanges, sortFindings } from '../risk/index.js';
+
+export interface RenderedPair {
+  name: string;
+  path: string;
+  base: RenderedCluster;
+  head: RenderedCluster;
+}
+
+export interface DiffedCluster extends RenderedPair {
+  diff: ClusterDiff;
+}
+
+export function assembleResult(
+  revisions: ResolvedRevisions,
+  clusters: readonly DiffedCluster[],
+  unsorted: readonly Finding[],
+): AnalysisResult {
+  const findings = sortFindings(unsorted);
+  const changes = sortChanges(
+    clusters.flatMap((c) => c.diff.changes),
+    findings,
+  );
+  const introduced = clusters.reduce((n, c) => n + c.diff.summary.errorsIntroduced.length, 0);
+  const summaries: ClusterSummary[] = clusters.map((c) => ({
+    name: c.name,
+    path: c.path,
+    ...c.diff.summary,
+  }));
+  return {
+    schemaVersion: ANALYSIS_SCHEMA_VERSION,
+    base: { rev: revisions.base.rev, sha: revisions.base.sha },
+    head: { rev: revisions.head.rev, sha: revisions.head.sha },
+    verdict: computeVerdict(findings, changes, introduced),
+    summary: {
+      added: sum(summaries, 'added'),
+      removed: sum(summaries, 'removed'),
+      changed: sum(summaries, 'changed'),
+      moved: sum(summaries, 'moved'),
+      findings: findings.length,
+    },
+    clusters: summaries,
+    changes,
+    findings,
+    errors: analysisErrors(clusters),
+    timings: {},
+  };
+}
+
+function analysisErrors(clusters: readonly DiffedCluster[]): AnalysisError[] {
+  const errors: AnalysisError[] = [];
+  for (const c of clusters) {
+    // A message may quote a value substitution took from a Secret: hide those too.
+    const secrets = secretValuesOf(c.base, c.head);
+    const publishable = (e: RenderError, side: 'base' | 'head', introduced: boolean) =>
+      redactRenderError(
+        {
+          producer: toRef(e.producer),
+          ...(e.file !== undefined ? { file: e.file } : {}),
+          message: e.message,
+          cluster: c.name,
+          side,
+          introduced,
+        },
+        secrets,
+      );
+    // The diff decides per producer: one that rendered at base (or is new) and fails now.
+    const introduced = new Set(c.diff.summary.errorsIntroduced.map((e) => producerKey(e.producer)));
+    for (const e of c.base.errors) errors.push(publishable(e, 'base', false));
+    for (const e of c.head.errors) {
+      errors.push(publishable(e, 'head', introduced.has(producerKey(e.producer))));
+    }
+  }
+  return errors.sort(
+    (a, b) =>
+      compareStrings(a.cluster, b.cluster) ||
+      compareStrings(a.side, b.side) ||
+      compareStrings(producerKey(a.producer), producerKey(b.producer)) ||
+      compareStrings(a.file ?? '', b.file ?? '') ||
+      compareStrings(a.message, b.message),
+  );
+}
+
+function sum(
+  summaries: readonly ClusterSummary[],
+  key: 'added' | 'removed' | 'changed' | 'moved',
+): number {
+  return summaries.reduce((total, s) => total + s[key], 0);
+}

@@ -1,0 +1,15 @@
+/**
+ * analysis/ runs one review of a PR end to end in-process: revisions, policy, render both
+ * sides, diff, risk, and the result. It is data in, deps beside; it must not format
+ * reports, publish, or read the environment.
+ */
+export { analyze, type AnalysisOutcome } from './analyze.js';
+export {
+  AnalysisRequestSchema,
+  parseAnalysisRequest,
+  type AnalysisDeps,
+  type AnalysisLogger,
+  type AnalysisProgress,
+  type AnalysisRequest,
+} from './request.js';
+export { Stopwatch } from './stopwatch.js';

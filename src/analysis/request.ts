@@ -1,0 +1,68 @@
+/**
+ * What one analysis is asked to do, as plain data a CLI flag set or a job payload carries
+ * (parsed at the door), and what it is given to do it with.
+ */
+import { z } from 'zod';
+import type { ResolvedRevisions } from '../git/index.js';
+import {
+  EngineNameSchema,
+  RenderOptionsSchema,
+  SourceMappingSchema,
+  type EngineDeps,
+  type EngineName,
+  type RenderEngine,
+  type RenderMachine,
+  type RenderProgress,
+} from '../render/index.js';
+import type { ToolRunner } from '../tool-runner.js';
+
+export const AnalysisRequestSchema = z
+  .object({
+    /** A git repository (its root, or a bare mirror); both revisions are read from its objects. */
+    repoDir: z.string().min(1),
+    /** The base branch; default: the upstream default branch. The merge-base with head is used. */
+    base: z.string().min(1).optional(),
+    /** Default `HEAD`. */
+    head: z.string().min(1).optional(),
+    /** Entry folders, each one cluster; used when the policy names no clusters. */
+    paths: z.array(z.string().min(1)).default([]),
+    engine: EngineNameSchema.default('builtin'),
+    render: RenderOptionsSchema.default(RenderOptionsSchema.parse({})),
+    /** Local folders standing in for Flux sources other than the repository itself. */
+    sources: z.array(SourceMappingSchema).default([]),
+    /** The repository's own URL, to recognise GitRepositories that point at it. */
+    repoUrl: z.string().min(1).optional(),
+  })
+  .strict();
+
+export type AnalysisRequest = z.infer<typeof AnalysisRequestSchema>;
+
+/** A request from JSON (a job payload, a test); a bad one is a ZodError naming the field. */
+export function parseAnalysisRequest(value: unknown): AnalysisRequest {
+  return AnalysisRequestSchema.parse(value);
+}
+
+export type AnalysisProgress =
+  /** Which commits are compared, before rendering starts. */
+  | { stage: 'revisions'; revisions: ResolvedRevisions }
+  | ({ stage: 'render'; cluster: string; side: 'base' | 'head' } & RenderProgress);
+
+/** The constant-message, fields-as-data shape of a pino logger, and all analyze needs of one. */
+export interface AnalysisLogger {
+  debug(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
+}
+
+export interface AnalysisDeps {
+  runner: ToolRunner;
+  /** The machine's render limits and chart cache (from config), which a request never sets. */
+  machine: RenderMachine;
+  /** Aborting it stops every tool process of the analysis and rejects with CancelledError. */
+  signal?: AbortSignal;
+  logger?: AnalysisLogger;
+  /** Milliseconds, for `timings`; a monotonic clock by default. */
+  now?: () => number;
+  onProgress?: (progress: AnalysisProgress) => void;
+  /** The RenderEngine seam; render's createEngine unless a test stands in for it. */
+  createEngine?: (name: EngineName, deps: EngineDeps) => RenderEngine;
+}

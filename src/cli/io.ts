@@ -1,0 +1,10 @@
+/** What a command may touch of the process: its output streams and its environment. */
+export interface CliIO {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  /** Whether stderr is a terminal (progress lines). */
+  isTTY: boolean;
+  /** Whether stdout is a terminal (coloured text reports); false when absent. */
+  stdoutIsTTY?: boolean;
+  env: NodeJS.ProcessEnv;
+}

@@ -1,0 +1,53 @@
+/**
+ * The fluxlens command line. It only wires: parse arguments, run a command, and map the
+ * final error to an exit code and a message, with advice the error's data calls for.
+ */
+import { classify, errorMessage, RevisionError, UsageError } from '../errors.js';
+import { diffCommand } from './diff-command.js';
+import type { CliIO } from './io.js';
+import { renderCommand } from './render-command.js';
+import { USAGE } from './usage.js';
+
+export type { CliIO } from './io.js';
+
+const defaultIO: CliIO = {
+  stdout: (t) => process.stdout.write(t),
+  stderr: (t) => process.stderr.write(t),
+  isTTY: process.stderr.isTTY === true,
+  stdoutIsTTY: process.stdout.isTTY === true,
+  env: process.env,
+};
+
+export async function main(argv: string[], io: CliIO = defaultIO): Promise<number> {
+  try {
+    const [command, ...rest] = argv;
+    if (command === undefined || command === '-h' || command === '--help' || command === 'help') {
+      io.stdout(USAGE);
+      return 0;
+    }
+    if (command === 'render') return await renderCommand(rest, io);
+    if (command === 'diff') return await diffCommand(rest, io);
+    throw new UsageError(`unknown command '${command}' (see fluxlens --help)`);
+  } catch (err) {
+    io.stderr(`fluxlens: ${errorMessage(err)}${advice(err)}\n`);
+    const kind = classify(err);
+    if (kind === 'usage' || kind === 'setup') return 2;
+    // diff's exit 1 means "a finding reached --fail-on"; a failure must not look like one.
+    return argv[0] === 'diff' ? 2 : 1;
+  }
+}
+
+/** What the user can do next, in the CLI's words (the error only says why). */
+function advice(err: unknown): string {
+  if (!(err instanceof RevisionError)) return '';
+  switch (err.reason) {
+    case 'no-common-ancestor':
+      return '; pass --base with a revision on the same history';
+    case 'shallow-clone':
+      return '; fetch the history back to where they meet (git fetch --unshallow, or fetch-depth: 0 with actions/checkout)';
+    case 'no-default-branch':
+      return '; pass --base REV';
+    case 'unknown':
+      return '';
+  }
+}

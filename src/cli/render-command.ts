@@ -1,0 +1,69 @@
+/** `fluxlens render`: one repository at one revision (or as on disk) to YAML or JSON. */
+import { availableParallelism } from 'node:os';
+import { loadConfig } from '../config.js';
+import { UsageError } from '../errors.js';
+import { repositoryRoot, repositoryUrl } from '../git/index.js';
+import {
+  createEngine,
+  renderSettings,
+  renderToJson,
+  renderToYaml,
+  type RenderProgress,
+} from '../render/index.js';
+import { createToolRunner } from '../tool-runner.js';
+import {
+  engineName,
+  entryPath,
+  parseFlags,
+  RENDER_OPTIONS,
+  renderOptions,
+  sourceMappings,
+} from './flags.js';
+import type { CliIO } from './io.js';
+import { USAGE } from './usage.js';
+
+function parseRenderArgs(args: string[]) {
+  return parseFlags(args, {
+    repo: { type: 'string', default: '.' },
+    rev: { type: 'string' },
+    path: { type: 'string', default: '.' },
+    output: { type: 'string', default: 'yaml' },
+    ...RENDER_OPTIONS,
+  });
+}
+
+export async function renderCommand(args: string[], io: CliIO): Promise<number> {
+  const opts = parseRenderArgs(args);
+  if (opts.help) {
+    io.stdout(USAGE);
+    return 0;
+  }
+  const engine = engineName(opts);
+  if (opts.output !== 'yaml' && opts.output !== 'json') {
+    throw new UsageError(`--output must be yaml or json, got '${opts.output}'`);
+  }
+  const sources = sourceMappings(opts);
+  const config = loadConfig(io.env, availableParallelism());
+  const runner = createToolRunner(config);
+  const settings = renderSettings(config, renderOptions(opts));
+  const renderer = createEngine(engine, { runner, settings });
+  // A revision is read from the top of the work tree; a folder on disk renders as it is.
+  const repo = opts.rev === undefined ? opts.repo : await repositoryRoot(runner, opts.repo);
+  const repoUrl = opts['repo-url'] ?? (await repositoryUrl(runner, repo));
+  const progress = io.isTTY
+    ? (p: RenderProgress) => io.stderr(`\rrendering ${p.done}/${p.total} producers`)
+    : undefined;
+  const cluster = await renderer.render(
+    {
+      repoDir: repo,
+      entry: entryPath(opts.path),
+      sources,
+      ...(opts.rev !== undefined ? { rev: opts.rev } : {}),
+      ...(repoUrl !== undefined ? { repoUrl } : {}),
+    },
+    progress,
+  );
+  if (progress) io.stderr('\r\x1b[K');
+  io.stdout(opts.output === 'json' ? renderToJson(cluster) : renderToYaml(cluster));
+  return 0;
+}

@@ -1,0 +1,51 @@
+/**
+ * The CLI's help text. The README's synopsis of each command is checked against it by a
+ * test, so the two cannot drift.
+ */
+export const USAGE = `Usage: fluxlens <command> [options]
+
+Commands:
+  diff      Compare a pull request's head with its base as rendered objects, with risks
+  render    Render a Flux repository into the objects Flux would apply
+
+fluxlens diff [--repo DIR] [--base REV] [--head REV] [--path ENTRY]...
+              [--format markdown|json|text|html] [--output FILE]
+              [--fail-on info|caution|danger|never] [--engine builtin|flux-local]
+  --repo DIR              git repository (default: current folder)
+  --base REV              compare with the merge-base of REV and the head (default: the
+                          upstream default branch: origin/HEAD's target, else origin/main,
+                          origin/master, main, master)
+  --head REV              the pull request's head (default: HEAD)
+  --path ENTRY            a cluster's entry folder, repeatable (default: the clusters in the
+                          base's .fluxlens.yaml, else the root)
+  --format FORMAT         markdown (default), json, text (coloured on a terminal) or html
+  --output FILE           write the report to FILE instead of standard output
+  --fail-on LEVEL         exit 1 when a finding reaches LEVEL: info, caution, danger or never
+                          (default: failOn in the base's .fluxlens.yaml, else danger)
+  Also: --engine, --source, --repo-url, --lenient-substitution, --allow-remote-bases,
+  --enable-exec-plugins, --skip-helm, --offline, --skip-crds, --kube-version,
+  --api-versions, --is-upgrade, as for render (both revisions render the same way).
+
+fluxlens render --repo DIR [--rev REV] [--path ENTRY] [--engine builtin|flux-local]
+                [--source NAME=DIR]... [--output yaml|json]
+  --repo DIR              repository folder (default: current folder)
+  --rev REV               render this git revision's tree instead of the files on disk
+  --path ENTRY            entry folder inside the repository (default: the root)
+  --engine NAME           builtin (default) or flux-local
+  --source NAME=DIR       use DIR for the Flux source NAME (also NAMESPACE/NAME)
+  --repo-url URL          this repository's URL, to recognise GitRepositories that point at it
+  --output FORMAT         yaml (default) or json
+  --lenient-substitution  undefined substitution variables become empty (Flux before 2.9)
+  --allow-remote-bases    let kustomize fetch remote resources
+  --enable-exec-plugins   let kustomize run exec plugins
+  --skip-helm             do not inflate HelmReleases (they stay plain objects)
+  --offline               charts only from the chart cache and the repository itself
+  --skip-crds             leave chart CRDs out whatever the release's CRD policy
+  --kube-version VER      .Capabilities.KubeVersion for charts (default: helm's)
+  --api-versions GV       add to .Capabilities.APIVersions (repeatable)
+  --is-upgrade            render HelmReleases as upgrades of existing releases
+  -h, --help              show this help
+
+Exit codes: render: 0 rendered (failed producers are listed in the output), 2 usage or
+setup error. diff: 0 done, 1 a finding reaches --fail-on, 2 usage, setup or other error.
+`;

@@ -1,0 +1,20 @@
+/**
+ * redact/ owns every rule that keeps a Secret value out of what fluxlens prints, stores or
+ * posts: Secret manifests, values copied into other objects, free text and error messages.
+ * It must not decide anything else; anything that leaves the worker passes through here.
+ */
+export { fullyRedacted, isSecret, redactManifest, redactPair } from './redact-manifest.js';
+export type { RedactedPair } from './redact-manifest.js';
+export { redactRenderError } from './redact-render-error.js';
+export {
+  MIN_SECRET_VALUE_LENGTH,
+  NO_SECRET_VALUES,
+  REDACTED,
+  REDACTED_CHANGED,
+  hasSecretShape,
+  indexSecretValues,
+  redactText,
+} from './redact-text.js';
+export type { SecretValueIndex } from './redact-text.js';
+export { redactSecret } from './secret-markers.js';
+export { secretValuesOf } from './secret-values.js';

@@ -1,0 +1,16 @@
+/**
+ * render/flux/ holds what both engines read of Flux itself: the object schemas, discovery
+ * of Flux objects in a tree, and source references resolved to folders. It runs no tools.
+ */
+export { type Discovery, type FoundObject, discover } from './discover.js';
+export {
+  CommonMetadata,
+  FluxKustomization,
+  KUSTOMIZE_OVERLAY_FIELDS,
+  SOURCE_KINDS,
+  describeSchemaError,
+  isFluxKustomization,
+  isHelmRelease,
+} from './objects.js';
+export { SourceIgnore } from './source-ignore.js';
+export { normalizeFluxPath, resolveInside, Sources } from './sources.js';

@@ -1,0 +1,6 @@
+/**
+ * render/kustomize/ runs `kustomize build` safely and writes Flux's generated
+ * kustomization.yaml; shared by Kustomizations and HelmRelease post-renderers.
+ */
+export { UnsafePathError, checkKustomizationTree, kustomizeBuild } from './build.js';
+export { GenerateError, generateKustomization } from './generate.js';

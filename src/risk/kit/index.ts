@@ -1,0 +1,40 @@
+/**
+ * risk/kit/ is what every rule family is written with: the risk context over both
+ * revisions, manifest readers, pod specs, subjects and what a PR introduces or removes.
+ */
+export {
+  type RevisionView,
+  type RiskContext,
+  currentProducer,
+  producerManifest,
+  producerObject,
+  rawPair,
+  riskContext,
+} from './context.js';
+export { type Fact, droppedBy, introducedBy } from './introduced.js';
+export {
+  type KnownKind,
+  at,
+  deepEqual,
+  isKind,
+  isObj,
+  listAt,
+  manifestIs,
+  objAt,
+  strAt,
+  strings,
+} from './manifest.js';
+export { containers, podLabels, podSpec } from './pod-spec.js';
+export { parseQuantity } from './quantity.js';
+export { PRUNE_ANNOTATION, removalFate } from './removal.js';
+export { type Draft, type RuleFamily, type RuleInfo } from './rule.js';
+export {
+  CLUSTER_KIND,
+  type Subject,
+  changeSubject,
+  describe,
+  listSome,
+  objectSubject,
+  plural,
+  producerSubject,
+} from './subject.js';

@@ -1,0 +1,203 @@
+/**
+ * The import rules of DESIGN.md as code: which top-level part of src/ may import which, that
+ * a folder is entered only through its index.ts, and that no folder (at any depth) depends
+ * on itself through others. test/unit/layering.test.ts runs it over src/ and workers/.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, posix, relative, sep } from 'node:path';
+import ts from 'typescript';
+
+/**
+ * Who may import whom, by top-level part (a folder of src/, or a file of src/ without its
+ * extension). model and errors may be imported by anyone and import nothing.
+ */
+export const LAYERS: Record<string, readonly string[]> = {
+  model: [],
+  errors: [],
+  config: [],
+  'tool-runner': ['config'],
+  logger: ['redact'],
+  redact: [],
+  policy: [],
+  git: ['tool-runner'],
+  render: ['redact', 'git', 'tool-runner'],
+  diff: ['redact', 'policy'],
+  risk: ['diff', 'policy'],
+  report: ['risk'],
+  analysis: ['git', 'render', 'diff', 'risk', 'policy', 'redact', 'tool-runner'],
+  github: ['config'],
+  queue: ['config'],
+  review: [
+    'analysis',
+    'report',
+    'github',
+    'git',
+    'queue',
+    'policy',
+    'logger',
+    'config',
+    'tool-runner',
+  ],
+  server: ['queue', 'github', 'config', 'logger'],
+  cli: ['*'],
+  workers: ['config', 'logger', 'queue', 'review', 'github', 'tool-runner'],
+};
+
+/** Importable by every part. */
+const EVERYONE = ['model', 'errors'];
+
+export interface Violation {
+  rule: 'layer' | 'deep-import' | 'folder-cycle' | 'unknown-part';
+  file: string;
+  message: string;
+}
+
+/** A source tree: repository-relative POSIX path -> file text. */
+export type SourceTree = ReadonlyMap<string, string>;
+
+export function readSourceTree(root: string, folders: readonly string[]): Map<string, string> {
+  const files = new Map<string, string>();
+  const walk = (dir: string): void => {
+    for (const name of readdirSync(dir)) {
+      const path = join(dir, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else if (name.endsWith('.ts')) {
+        files.set(relative(root, path).split(sep).join('/'), readFileSync(path, 'utf8'));
+      }
+    }
+  };
+  for (const folder of folders) {
+    try {
+      walk(join(root, folder));
+    } catch {
+      // a folder that does not exist has nothing to check
+    }
+  }
+  return files;
+}
+
+interface Edge {
+  from: string;
+  to: string;
+}
+
+/** Every relative import of every file, resolved to a file of the tree. */
+function importEdges(tree: SourceTree): Edge[] {
+  const edges: Edge[] = [];
+  for (const [file, text] of tree) {
+    for (const ref of ts.preProcessFile(text, true, true).importedFiles) {
+      if (!ref.fileName.startsWith('.')) continue;
+      const target = posix.normalize(posix.join(posix.dirname(file), ref.fileName));
+      const source = target.replace(/\.js$/, '.ts');
+      if (tree.has(source)) edges.push({ from: file, to: source });
+    }
+  }
+  return edges;
+}
+
+/** `src/render/helm/x.ts` -> `render`; `src/config.ts` -> `config`; `workers/x.ts` -> `workers`. */
+function partOf(file: string): string {
+  const parts = file.split('/');
+  if (parts[0] !== 'src') return parts[0] ?? '';
+  const top = parts[1] ?? '';
+  return parts.length === 2 ? top.replace(/\.ts$/, '') : top;
+}
+
+function layerViolations(edges: readonly Edge[]): Violation[] {
+  const out: Violation[] = [];
+  for (const { from, to } of edges) {
+    const a = partOf(from);
+    const b = partOf(to);
+    if (a === b || EVERYONE.includes(b)) continue;
+    const allowed = LAYERS[a];
+    if (allowed === undefined) {
+      out.push({ rule: 'unknown-part', file: from, message: `${a} is not in LAYERS` });
+    } else if (!allowed.includes('*') && !allowed.includes(b)) {
+      out.push({ rule: 'layer', file: from, message: `${a} may not import ${b} (${to})` });
+    }
+  }
+  return out;
+}
+
+/** A folder is entered through its index.ts: files outside it import nothing else of it. */
+function deepImportViolations(edges: readonly Edge[]): Violation[] {
+  const out: Violation[] = [];
+  for (const { from, to } of edges) {
+    const common = commonFolder(posix.dirname(from), posix.dirname(to));
+    const rest = posix.relative(common, to).split('/');
+    if (rest.length === 1) continue;
+    // `to` sits in a folder (`common/rest[0]`) that `from` is outside of.
+    if (rest.length === 2 && rest[1] === 'index.ts') continue;
+    out.push({
+      rule: 'deep-import',
+      file: from,
+      message: `imports ${to}; import ${posix.join(common, rest[0] ?? '', 'index.js')} instead`,
+    });
+  }
+  return out;
+}
+
+function commonFolder(a: string, b: string): string {
+  const pa = a.split('/');
+  const pb = b.split('/');
+  let i = 0;
+  while (i < pa.length && i < pb.length && pa[i] === pb[i]) i++;
+  return pa.slice(0, i).join('/');
+}
+
+/**
+ * Folder-level cycles at every depth: an edge between two different folders counts, except
+ * a folder's index.ts reaching into its own subfolders (that is what a facade is for).
+ */
+function folderCycleViolations(edges: readonly Edge[]): Violation[] {
+  const graph = new Map<string, Set<string>>();
+  for (const { from, to } of edges) {
+    const a = dirname(from);
+    const b = dirname(to);
+    if (a === b) continue;
+    if (posix.basename(from) === 'index.ts' && b.startsWith(`${a}/`)) continue;
+    if (!graph.has(a)) graph.set(a, new Set());
+    graph.get(a)?.add(b);
+  }
+  const out: Violation[] = [];
+  const seen = new Set<string>();
+  for (const cycle of findCycles(graph)) {
+    const key = [...cycle].sort().join(' ');
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({
+      rule: 'folder-cycle',
+      file: cycle[0] ?? '',
+      message: `folders depend on each other: ${[...cycle, cycle[0]].join(' -> ')}`,
+    });
+  }
+  return out;
+}
+
+/** Each strongly connected component of more than one folder, as one of its cycles. */
+function findCycles(graph: ReadonlyMap<string, ReadonlySet<string>>): string[][] {
+  const cycles: string[][] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const visit = (node: string): void => {
+    state.set(node, 'open');
+    stack.push(node);
+    for (const next of graph.get(node) ?? []) {
+      if (state.get(next) === 'open') cycles.push(stack.slice(stack.indexOf(next)));
+      else if (!state.has(next)) visit(next);
+    }
+    stack.pop();
+    state.set(node, 'done');
+  };
+  for (const node of [...graph.keys()].sort()) if (!state.has(node)) visit(node);
+  return cycles;
+}
+
+export function checkLayering(tree: SourceTree): Violation[] {
+  const edges = importEdges(tree);
+  return [
+    ...layerViolations(edges),
+    ...deepImportViolations(edges),
+    ...folderCycleViolations(edges),
+  ];
+}

@@ -1,0 +1,63 @@
+/**
+ * DESIGN.md's import rules hold for src/ and workers/, and the check that enforces them
+ * catches each kind of breach: an upward import, a deep import, a folder cycle.
+ */
+import { describe, expect, it } from 'vitest';
+import { checkLayering, readSourceTree } from '../support/layering.js';
+import { projectRoot } from '../support/paths.js';
+
+describe('the layering of src/', () => {
+  it('follows DESIGN.md: allowed imports only, folders entered through index.ts, no cycles', () => {
+    const tree = readSourceTree(projectRoot, ['src', 'workers']);
+    expect(tree.size).toBeGreaterThan(100);
+    expect(checkLayering(tree)).toEqual([]);
+  });
+});
+
+describe('the layering check', () => {
+  const base: Record<string, string> = {
+    'src/model/index.ts': "export * from './render.js';\n",
+    'src/model/render.ts': 'export type Manifest = Record<string, unknown>;\n',
+    'src/render/index.ts': "export { build } from './build.js';\n",
+    'src/render/build.ts':
+      "import type { Manifest } from '../model/index.js';\nexport const build = (m: Manifest) => m;\n",
+    'src/report/index.ts': "export { show } from './show.js';\n",
+    'src/report/show.ts': 'export const show = () => 1;\n',
+  };
+  const tree = (extra: Record<string, string>) => new Map(Object.entries({ ...base, ...extra }));
+
+  it('passes a tree that keeps the rules', () => {
+    expect(checkLayering(tree({}))).toEqual([]);
+  });
+
+  it.each([
+    [
+      'an upward import (render reaching into report)',
+      {
+        'src/render/up.ts': "import { show } from '../report/index.js';\nexport const up = show;\n",
+      },
+      'layer',
+    ],
+    [
+      'a deep import past a folder index',
+      {
+        'src/report/deep.ts':
+          "import type { Manifest } from '../model/render.js';\nexport type Deep = Manifest;\n",
+      },
+      'deep-import',
+    ],
+    [
+      'a cycle between two subfolders',
+      {
+        'src/render/a/index.ts': "export { a } from './a.js';\n",
+        'src/render/a/a.ts': "import { b } from '../b/index.js';\nexport const a = b;\n",
+        'src/render/b/index.ts': "export { b } from './b.js';\n",
+        'src/render/b/b.ts': "import { a } from '../a/index.js';\nexport const b = () => a;\n",
+      },
+      'folder-cycle',
+    ],
+  ])('fails on %s', (_case, extra, rule) => {
+    const violations = checkLayering(tree(extra));
+    expect(violations.map((v) => v.rule)).toEqual([rule]);
+  });
+});
