@@ -38,6 +38,8 @@ export const ERROR_CODES = {
   'chart-unavailable': 'transient',
   /** A tool run that took longer than its timeout. */
   'tool-timeout': 'transient',
+  /** GitHub refused a request in a way that will not pass (a PR that is gone, a bad input). */
+  'github-rejected': 'usage',
   /** A remote (git server, GitHub) that failed in a way that may pass. */
   'remote-unavailable': 'transient',
   cancelled: 'cancelled',

@@ -1,0 +1,170 @@
+/**
+ * The GitHub client of one process: App or token credentials, one Octokit per
+ * installation (auth-app caches each installation's token until shortly before it
+ * expires), and our own identity looked up once. Options are plain data from config.
+ */
+import { SetupError } from '../errors.js';
+import {
+  DEFAULT_RETRY,
+  buildOctokit,
+  createPacing,
+  type GitHubLogger,
+  type GitHubOctokit,
+  type OctokitAuth,
+  type PacingOptions,
+  type RetryOptions,
+} from './build-octokit.js';
+import { createGitHubWriter } from './create-github-writer.js';
+import { GitHubError, toGitHubError } from './github-error.js';
+import { AppSchema, InstallationsSchema, TokenSchema, UserSchema } from './schemas.js';
+import type { GitHubWriter } from './types.js';
+
+export interface GitHubClientOptions {
+  /** `https://api.github.com`, or `https://HOST/api/v3` for GitHub Enterprise Server. */
+  apiUrl: string;
+  auth: { kind: 'app'; appId: string; privateKey: string } | { kind: 'token'; token: string };
+  logger?: GitHubLogger;
+  retry?: RetryOptions;
+  pacing?: PacingOptions;
+  /** Per request attempt. */
+  timeoutMs?: number;
+  /** Items per page when listing (GitHub's maximum is 100). */
+  pageSize?: number;
+}
+
+export interface GitHubClient {
+  /** The writer for one App installation (from the job); token mode ignores the id. */
+  forInstallation(installationId?: number): GitHubWriter;
+  /** A token for git fetches: the installation's (cached) token, or the PAT. */
+  installationToken(installationId?: number): Promise<string>;
+  /** Our login (`<slug>[bot]` for an App); throws a GitHubError naming no secret. */
+  verifyCredentials(): Promise<string>;
+  /** The App's installations (for the periodic resync); token mode has none of its own. */
+  listInstallations(): Promise<number[]>;
+}
+
+/** Octokits kept for installations; the least recently used goes first. */
+const MAX_CACHED_INSTALLATIONS = 500;
+const silentLogger: GitHubLogger = { warn: () => {}, info: () => {} };
+
+function apiUrlOf(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new SetupError('the GitHub API URL is not a URL');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new SetupError('the GitHub API URL must use https or http');
+  }
+  return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
+}
+
+/** Strings that must never appear in a message: the token, or the key and its lines. */
+function secretsOf(auth: GitHubClientOptions['auth']): string[] {
+  if (auth.kind === 'token') return [auth.token];
+  const lines = auth.privateKey.split('\n').map((line) => line.trim());
+  return [auth.privateKey, ...lines.filter((line) => line.length >= 16 && !line.startsWith('-'))];
+}
+
+export function createGitHubClient(options: GitHubClientOptions): GitHubClient {
+  const { auth } = options;
+  const apiUrl = apiUrlOf(options.apiUrl);
+  const appId = auth.kind === 'app' ? Number(auth.appId) : undefined;
+  if (appId !== undefined && !(Number.isInteger(appId) && appId > 0)) {
+    throw new SetupError('the GitHub App id must be a positive integer');
+  }
+  const secrets = secretsOf(auth);
+  const common = {
+    apiUrl,
+    logger: options.logger ?? silentLogger,
+    retry: { ...DEFAULT_RETRY, ...options.retry },
+    pacing: createPacing(options.pacing),
+    timeoutMs: options.timeoutMs ?? 30_000,
+  };
+  const pageSize = options.pageSize ?? 100;
+  const octokits = new Map<string, GitHubOctokit>();
+
+  function octokitFor(installationId?: number): GitHubOctokit {
+    const key = auth.kind === 'token' ? 'token' : String(installationId ?? 'app');
+    const cached = octokits.get(key);
+    octokits.delete(key);
+    const octokitAuth: OctokitAuth =
+      auth.kind === 'app' && installationId !== undefined ? { ...auth, installationId } : auth;
+    const octokit = cached ?? buildOctokit({ ...common, auth: octokitAuth, throttleId: key });
+    octokits.set(key, octokit);
+    const oldest = octokits.keys().next().value;
+    if (octokits.size > MAX_CACHED_INSTALLATIONS && oldest !== undefined) octokits.delete(oldest);
+    return octokit;
+  }
+
+  function requireInstallation(installationId: number | undefined): number {
+    if (installationId !== undefined) return installationId;
+    throw new GitHubError('a GitHub App call needs the installation id', { transient: false });
+  }
+
+  async function fetchIdentity(): Promise<string> {
+    if (auth.kind === 'app') {
+      const { data } = await octokitFor().request('GET /app');
+      return `${AppSchema.parse(data).slug}[bot]`;
+    }
+    const { data } = await octokitFor().request('GET /user');
+    return UserSchema.parse(data).login;
+  }
+
+  let identity: Promise<string> | undefined;
+  const ownLogin = (): Promise<string> => {
+    identity ??= fetchIdentity().catch((err: unknown) => {
+      identity = undefined;
+      throw err;
+    });
+    return identity;
+  };
+
+  return {
+    forInstallation(installationId) {
+      const id = auth.kind === 'app' ? requireInstallation(installationId) : undefined;
+      const ctx = {
+        octokit: octokitFor(id),
+        mode: auth.kind,
+        ...(appId === undefined ? {} : { appId }),
+        identity: ownLogin,
+        pageSize,
+      };
+      return createGitHubWriter(ctx, secrets);
+    },
+    async installationToken(installationId) {
+      if (auth.kind === 'token') return auth.token;
+      try {
+        const octokit = octokitFor(requireInstallation(installationId));
+        return TokenSchema.parse(await octokit.auth({ type: 'installation' })).token;
+      } catch (err) {
+        throw toGitHubError(err, secrets);
+      }
+    },
+    async listInstallations() {
+      if (auth.kind === 'token') return [];
+      try {
+        const items = await octokitFor().paginate('GET /app/installations', { per_page: pageSize });
+        return InstallationsSchema.parse(items).map((i) => i.id);
+      } catch (err) {
+        throw toGitHubError(err, secrets);
+      }
+    },
+    async verifyCredentials() {
+      try {
+        const login = await fetchIdentity();
+        identity = Promise.resolve(login);
+        return login;
+      } catch (err) {
+        const error = toGitHubError(err, secrets);
+        if (error.status !== 401) throw error;
+        const what = auth.kind === 'app' ? `App ${auth.appId} and its private key` : 'token';
+        throw new GitHubError(`GitHub rejected the ${what} (${error.message})`, {
+          status: 401,
+          transient: false,
+        });
+      }
+    },
+  };
+}

@@ -1,0 +1,29 @@
+/**
+ * Talking to GitHub's REST API (App or token, GitHub.com or Enterprise Server): check
+ * runs, commit statuses, the sticky comment, reactions and pull-request reads, all writes
+ * idempotent upserts. It must not render, judge, format reports or read process.env.
+ */
+export { createGitHubClient } from './create-github-client.js';
+export type { GitHubClient, GitHubClientOptions } from './create-github-client.js';
+export type { GitHubLogger, PacingOptions, RetryOptions } from './build-octokit.js';
+export { ANNOTATIONS_PER_REQUEST } from './ensure-check-run.js';
+export { STATUS_DESCRIPTION_MAX } from './ensure-status.js';
+export { GitHubError } from './github-error.js';
+export type {
+  CheckRunAnnotation,
+  CheckRunConclusion,
+  CheckRunInput,
+  CheckRunOutcome,
+  CheckRunOutput,
+  CommentInput,
+  CommentOutcome,
+  CommentTarget,
+  FoundComment,
+  GitHubWriter,
+  InstallationRepo,
+  PullInfo,
+  ReactionContent,
+  RepoRef,
+  StatusInput,
+} from './types.js';
+export { checkCredentials, githubFromConfig } from './github-from-config.js';

@@ -1,0 +1,57 @@
+/**
+ * The fields fluxlens reads from GitHub's answers, parsed at the door; everything else
+ * GitHub sends is dropped.
+ */
+import { z } from 'zod';
+
+export const AppSchema = z.object({ id: z.number(), slug: z.string().min(1) });
+
+export const UserSchema = z.object({ login: z.string().min(1) });
+
+export const TokenSchema = z.object({ token: z.string().min(1) });
+
+export const CheckRunSchema = z.object({
+  id: z.number(),
+  status: z.string(),
+  conclusion: z.string().nullable().optional(),
+  details_url: z.string().nullable().optional(),
+  app: z.object({ id: z.number() }).nullable().optional(),
+  output: z
+    .object({
+      title: z.string().nullable().optional(),
+      summary: z.string().nullable().optional(),
+      text: z.string().nullable().optional(),
+      annotations_count: z.number().optional(),
+    })
+    .optional(),
+});
+export type CheckRunData = z.infer<typeof CheckRunSchema>;
+
+export const CheckRunListSchema = z.object({ check_runs: z.array(CheckRunSchema) });
+
+export const CommentSchema = z.object({
+  id: z.number(),
+  body: z.string().nullable().optional(),
+  user: z.object({ login: z.string() }).nullable(),
+});
+
+export const IdSchema = z.object({ id: z.number() });
+
+const RepoNameSchema = z.object({ full_name: z.string() });
+
+export const PullSchema = z.object({
+  number: z.number().int().positive(),
+  state: z.enum(['open', 'closed']),
+  draft: z.boolean().optional(),
+  head: z.object({ sha: z.string().min(1), ref: z.string(), repo: RepoNameSchema.nullable() }),
+  base: z.object({ ref: z.string().min(1), repo: RepoNameSchema }),
+});
+
+export const InstallationRepoSchema = z.object({
+  name: z.string().min(1),
+  owner: z.object({ login: z.string().min(1) }),
+  archived: z.boolean().optional(),
+});
+
+/** GET /app/installations: only the ids are used. */
+export const InstallationsSchema = z.array(z.object({ id: z.number().int().positive() }));

@@ -1,0 +1,137 @@
+/**
+ * The seam review/ writes through (`GitHubWriter`) and its plain-data inputs and
+ * outcomes. Tests of review/ fake this interface; the real one talks to GitHub.
+ */
+import type { GitHubOctokit } from './build-octokit.js';
+
+export interface RepoRef {
+  owner: string;
+  repo: string;
+}
+
+/** An annotation as GitHub's check-run API takes it. */
+export interface CheckRunAnnotation {
+  path: string;
+  start_line: number;
+  end_line: number;
+  start_column?: number;
+  end_column?: number;
+  annotation_level: 'notice' | 'warning' | 'failure';
+  message: string;
+  title?: string;
+  raw_details?: string;
+}
+
+export interface CheckRunOutput {
+  title: string;
+  summary: string;
+  text?: string;
+  /** Any number: they are sent 50 per request, as GitHub requires. */
+  annotations?: readonly CheckRunAnnotation[];
+}
+
+export type CheckRunConclusion = 'success' | 'neutral' | 'failure' | 'skipped' | 'cancelled';
+
+interface CheckRunTarget extends RepoRef {
+  headSha: string;
+  /** Defaults to `fluxlens`. */
+  name?: string;
+  /** Update this run instead of looking one up by head and name. */
+  checkRunId?: number;
+  detailsUrl?: string;
+  externalId?: string;
+}
+
+export type CheckRunInput = CheckRunTarget &
+  (
+    | { status: 'queued' | 'in_progress'; output?: CheckRunOutput }
+    | { status: 'completed'; conclusion: CheckRunConclusion; output: CheckRunOutput }
+  );
+
+export interface CheckRunOutcome {
+  id: number;
+  action: 'created' | 'updated' | 'unchanged';
+}
+
+export interface StatusInput extends RepoRef {
+  sha: string;
+  state: 'pending' | 'success' | 'failure' | 'error';
+  /** Clipped to GitHub's 140 characters. */
+  description: string;
+  targetUrl?: string;
+  /** Defaults to `fluxlens`. */
+  context?: string;
+}
+
+export interface CommentTarget extends RepoRef {
+  issueNumber: number;
+  /** Hidden text (an HTML comment) that marks our sticky comment; never empty. */
+  marker: string;
+}
+
+export interface CommentInput extends CommentTarget {
+  /** The marker is put in front when the body lacks it. */
+  body: string;
+}
+
+export interface FoundComment {
+  id: number;
+  body: string;
+}
+
+export interface CommentOutcome {
+  id: number;
+  action: 'created' | 'updated' | 'unchanged';
+}
+
+export type ReactionContent =
+  | '+1'
+  | '-1'
+  | 'laugh'
+  | 'confused'
+  | 'heart'
+  | 'hooray'
+  | 'rocket'
+  | 'eyes';
+
+export interface PullInfo {
+  number: number;
+  state: 'open' | 'closed';
+  draft: boolean;
+  headSha: string;
+  headRef: string;
+  baseRef: string;
+  /** The head branch lives in another repository (or its repository was deleted). */
+  fromFork: boolean;
+}
+
+export interface InstallationRepo extends RepoRef {
+  archived: boolean;
+}
+
+/** Everything fluxlens does on GitHub for one installation (or the one token). */
+export interface GitHubWriter {
+  /** Creates or updates the run named `fluxlens` on the head; twice gives one run. */
+  ensureCheckRun(input: CheckRunInput): Promise<CheckRunOutcome>;
+  /** Token mode's stand-in for a check run: the latest status per context counts. */
+  ensureStatus(input: StatusInput): Promise<void>;
+  /** The sticky comment: edits ours (marker and author both ours) or creates it. */
+  ensureComment(input: CommentInput): Promise<CommentOutcome>;
+  findComment(target: CommentTarget): Promise<FoundComment | undefined>;
+  addReaction(input: RepoRef & { commentId: number; content: ReactionContent }): Promise<void>;
+  getPull(input: RepoRef & { pullNumber: number }): Promise<PullInfo>;
+  listOpenPulls(input: RepoRef): Promise<PullInfo[]>;
+  /** App mode only: the repositories this installation can reach, for the resync. */
+  listInstallationRepos(): Promise<InstallationRepo[]>;
+}
+
+/** What each write-back function gets: the client for one installation and who we are. */
+export interface WriterContext {
+  octokit: GitHubOctokit;
+  mode: 'app' | 'token';
+  /** In App mode, check runs by other Apps with our name are not ours. */
+  appId?: number;
+  /** Our own login (`slug[bot]` for an App), looked up once per client. */
+  identity(): Promise<string>;
+  pageSize: number;
+}

@@ -1,0 +1,192 @@
+/**
+ * The in-memory state of the GitHub emulator (github-emulator.ts): plain JSON data, so a
+ * test in another process can read it through GET /__emulator/state. Issued tokens live
+ * outside it: nothing here holds a credential.
+ */
+
+export type AuthKind = 'jwt' | 'installation' | 'pat' | 'none' | 'invalid';
+
+export interface RecordedRequest {
+  method: string;
+  /** Path without the API prefix and without the query string. */
+  path: string;
+  query: Record<string, string>;
+  /** Parsed JSON body, or undefined when there was none. */
+  body: unknown;
+  auth: AuthKind;
+  /** The installation whose token was used (auth `installation`). */
+  installationId?: number;
+  status: number;
+}
+
+export interface EmulatedInstallation {
+  id: number;
+  account: string;
+  /** `owner/repo` names the installation can reach. */
+  repositories: string[];
+}
+
+export interface EmulatedPull {
+  owner: string;
+  repo: string;
+  number: number;
+  state: 'open' | 'closed';
+  draft: boolean;
+  headSha: string;
+  headRef: string;
+  baseRef: string;
+  /** The head lives in another repository (a fork). */
+  fork: boolean;
+}
+
+export interface EmulatedAnnotation {
+  path: string;
+  start_line: number;
+  end_line: number;
+  annotation_level: string;
+  message: string;
+  title?: string;
+}
+
+export interface EmulatedCheckRun {
+  id: number;
+  owner: string;
+  repo: string;
+  name: string;
+  head_sha: string;
+  status: string;
+  conclusion: string | null;
+  app_id: number;
+  details_url: string | null;
+  external_id: string | null;
+  output: { title: string | null; summary: string | null; text: string | null };
+  annotations: EmulatedAnnotation[];
+  /** Requests that created or updated the run, in order. */
+  writes: number;
+}
+
+export interface EmulatedStatus {
+  id: number;
+  owner: string;
+  repo: string;
+  sha: string;
+  state: string;
+  description: string | null;
+  target_url: string | null;
+  context: string;
+  creator: string;
+}
+
+export interface EmulatedComment {
+  id: number;
+  owner: string;
+  repo: string;
+  issueNumber: number;
+  body: string;
+  /** Login of the author (`slug[bot]` for an App). */
+  author: string;
+  authorType: 'User' | 'Bot';
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface EmulatedReaction {
+  id: number;
+  commentId: number;
+  content: string;
+  author: string;
+}
+
+export interface EmulatorState {
+  installations: EmulatedInstallation[];
+  pulls: EmulatedPull[];
+  checkRuns: EmulatedCheckRun[];
+  statuses: EmulatedStatus[];
+  comments: EmulatedComment[];
+  reactions: EmulatedReaction[];
+  /** How many installation tokens were issued, per installation id. */
+  tokensIssued: Record<string, number>;
+  requests: RecordedRequest[];
+}
+
+export function emptyState(): EmulatorState {
+  return {
+    installations: [],
+    pulls: [],
+    checkRuns: [],
+    statuses: [],
+    comments: [],
+    reactions: [],
+    tokensIssued: {},
+    requests: [],
+  };
+}
+
+export interface PullSeed {
+  owner: string;
+  repo: string;
+  number: number;
+  headSha: string;
+  headRef?: string;
+  baseRef?: string;
+  draft?: boolean;
+  fork?: boolean;
+  state?: 'open' | 'closed';
+}
+
+export function pullFromSeed(seed: PullSeed): EmulatedPull {
+  return {
+    owner: seed.owner,
+    repo: seed.repo,
+    number: seed.number,
+    state: seed.state ?? 'open',
+    draft: seed.draft ?? false,
+    headSha: seed.headSha,
+    headRef: seed.headRef ?? `branch-${seed.number}`,
+    baseRef: seed.baseRef ?? 'main',
+    fork: seed.fork ?? false,
+  };
+}
+
+/** The REST representation of a pull request, as far as fluxlens reads it. */
+export function pullJson(pull: EmulatedPull, apiUrl: string): Record<string, unknown> {
+  const fullName = `${pull.owner}/${pull.repo}`;
+  const headRepo = pull.fork ? `contributor/${pull.repo}` : fullName;
+  return {
+    url: `${apiUrl}/repos/${fullName}/pulls/${pull.number}`,
+    number: pull.number,
+    state: pull.state,
+    draft: pull.draft,
+    merged: false,
+    head: {
+      sha: pull.headSha,
+      ref: pull.headRef,
+      repo: { full_name: headRepo, fork: pull.fork },
+    },
+    base: { ref: pull.baseRef, repo: { full_name: fullName, fork: false } },
+  };
+}
+
+export function checkRunJson(run: EmulatedCheckRun, appSlug: string): Record<string, unknown> {
+  return {
+    id: run.id,
+    name: run.name,
+    head_sha: run.head_sha,
+    status: run.status,
+    conclusion: run.conclusion,
+    details_url: run.details_url,
+    external_id: run.external_id,
+    app: { id: run.app_id, slug: appSlug },
+    output: { ...run.output, annotations_count: run.annotations.length },
+  };
+}
+
+export function commentJson(comment: EmulatedComment): Record<string, unknown> {
+  return {
+    id: comment.id,
+    body: comment.body,
+    user: { login: comment.author, type: comment.authorType },
+    created_at: comment.createdAt,
+    updated_at: comment.updatedAt,
+  };
+}

@@ -1,0 +1,94 @@
+/**
+ * The real GitHub client wired to a fresh GitHub emulator, as the github/ tests use it:
+ * an App (id 4242, slug `fluxlens-test`) installed as 77 on acme/gitops, or a personal
+ * token, with retry waits and write pacing shrunk so tests do not sleep.
+ */
+import { createGitHubClient, type GitHubClientOptions } from '../../src/github/index.js';
+import {
+  createTestAppKey,
+  startGitHubEmulator,
+  type GitHubEmulator,
+  type GitHubEmulatorOptions,
+} from './github-emulator.js';
+
+export const APP_ID = 4242;
+export const APP_LOGIN = 'fluxlens-test[bot]';
+export const INSTALLATION_ID = 77;
+export const REPO = { owner: 'acme', repo: 'gitops' } as const;
+export const HEAD_SHA = 'a'.repeat(40);
+export const USER_TOKEN = 'ghp_fixtureToken0123456789abcdefghijkl';
+
+/** Small waits: retries and rate limits are exercised without sleeping seconds. */
+export const FAST: Pick<GitHubClientOptions, 'retry' | 'pacing'> = {
+  retry: { retryBaseMs: 2, retryAfterUnitMs: 2 },
+  pacing: { writeIntervalMs: 0, notificationIntervalMs: 0 },
+};
+
+let appKey: { privateKey: string; publicKey: string } | undefined;
+/** One key per test file: generating RSA keys is the slow part. */
+export function testAppKey(): { privateKey: string; publicKey: string } {
+  appKey ??= createTestAppKey();
+  return appKey;
+}
+
+export interface Fixture {
+  emulator: GitHubEmulator;
+  client: ReturnType<typeof createGitHubClient>;
+  /** Every warning the client logged, as `message` plus fields. */
+  warnings: { message: string; fields: Record<string, unknown> }[];
+}
+
+type ClientExtras = Omit<GitHubClientOptions, 'apiUrl' | 'auth'>;
+
+function clientOptions(extras: ClientExtras, warnings: Fixture['warnings']): ClientExtras {
+  const logger = {
+    warn: (fields: Record<string, unknown>, message: string) => warnings.push({ message, fields }),
+    info: () => {},
+  };
+  return { ...FAST, logger, ...extras };
+}
+
+export async function startAppFixture(
+  extras: ClientExtras & { pathPrefix?: string; privateKey?: string } = {},
+): Promise<Fixture> {
+  const { pathPrefix, privateKey, ...rest } = extras;
+  const key = testAppKey();
+  const options: GitHubEmulatorOptions = {
+    app: { id: APP_ID, slug: 'fluxlens-test', publicKey: key.publicKey },
+    ...(pathPrefix === undefined ? {} : { pathPrefix }),
+  };
+  const emulator = await startGitHubEmulator(options);
+  emulator.seedInstallation({ id: INSTALLATION_ID, repositories: ['acme/gitops'] });
+  const warnings: Fixture['warnings'] = [];
+  const client = createGitHubClient({
+    apiUrl: emulator.apiUrl,
+    auth: { kind: 'app', appId: String(APP_ID), privateKey: privateKey ?? key.privateKey },
+    ...clientOptions(rest, warnings),
+  });
+  return { emulator, client, warnings };
+}
+
+export async function startTokenFixture(
+  extras: ClientExtras & { token?: string } = {},
+): Promise<Fixture> {
+  const { token, ...rest } = extras;
+  const emulator = await startGitHubEmulator({ user: { login: 'ci-bot', token: USER_TOKEN } });
+  const warnings: Fixture['warnings'] = [];
+  const client = createGitHubClient({
+    apiUrl: emulator.apiUrl,
+    auth: { kind: 'token', token: token ?? USER_TOKEN },
+    ...clientOptions(rest, warnings),
+  });
+  return { emulator, client, warnings };
+}
+
+/** Fails the test on a request nobody expected or an expectation left unused. */
+export async function finish(fixture: Fixture | undefined): Promise<void> {
+  if (!fixture) return;
+  try {
+    fixture.emulator.assertNoUnexpected();
+    fixture.emulator.assertAllUsed();
+  } finally {
+    await fixture.emulator.close();
+  }
+}
