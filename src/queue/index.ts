@@ -1,0 +1,18 @@
+// queue/ owns durable review jobs: one per PR (coalescing by head, cancelling superseded
+// jobs), retries with backoff, graceful close, the delivery ledger and results storage, on
+// BullMQ/Redis or inline. It must not render, talk to GitHub or read process.env.
+export * from './types.js';
+export { createRedisQueue } from './redis-queue.js';
+export type { RedisQueue, RedisQueueOptions } from './redis-queue.js';
+export { startRedisWorker } from './redis-worker.js';
+export type { RedisWorkerOptions } from './redis-worker.js';
+export type { RedisConnection } from './redis-connection.js';
+export { DEFAULT_QUEUE_NAME } from './redis-keys.js';
+export { createInlineQueue } from './inline-queue.js';
+export type { InlineQueue, InlineQueueOptions } from './inline-queue.js';
+export type { QueueWorker, QueueWorkerOptions } from './queue-worker.js';
+export type { QueueLogger } from './queue-logger.js';
+export { JobInterruptedError } from './job-outcome.js';
+export type { InterruptionKind } from './job-outcome.js';
+export { createFileResultStore, createMemoryResultStore } from './file-result-store.js';
+export { queueDefaults } from './queue-defaults.js';

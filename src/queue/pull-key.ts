@@ -1,0 +1,20 @@
+import type { PullRef } from './types.js';
+
+/**
+ * One stable key per pull request, used for Redis keys and file names. GitHub names are
+ * case-insensitive, so the key is lower-cased; every character outside [a-z0-9_-] is
+ * percent-encoded, so `a/b` + `c` and `a` + `b/c` never share a key and no key can
+ * contain `/` or `..`.
+ */
+export function pullKey(pull: PullRef): string {
+  return `${encodePart(pull.owner)}~${encodePart(pull.repo)}~${pull.pullNumber}`;
+}
+
+function encodePart(part: string): string {
+  return Array.from(Buffer.from(part.toLowerCase(), 'utf8'))
+    .map((byte) => {
+      const char = String.fromCharCode(byte);
+      return /[a-z0-9_-]/.test(char) ? char : `%${byte.toString(16).padStart(2, '0')}`;
+    })
+    .join('');
+}

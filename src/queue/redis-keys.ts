@@ -1,0 +1,21 @@
+import { pullKey } from './pull-key.js';
+import type { PullRef } from './types.js';
+
+export const DEFAULT_QUEUE_NAME = 'reviews';
+
+/**
+ * Where the Redis adapter keeps its own state beside BullMQ's keys. Per-PR coalescing
+ * state and job states sit under the queue's namespace (they are queue state); results
+ * and the delivery ledger belong to the app and sit beside it.
+ */
+export function redisKeys(prefix: string, queueName: string) {
+  const queueBase = `${prefix}:${queueName}:fluxlens`;
+  return {
+    pull: (pull: PullRef) => `${queueBase}:pr:${pullKey(pull)}`,
+    job: (jobId: string) => `${queueBase}:job:${jobId}`,
+    delivery: (deliveryId: string) => `${prefix}:deliveries:${deliveryId}`,
+    result: (pull: PullRef) => `${prefix}:results:${pullKey(pull)}`,
+  };
+}
+
+export type RedisKeys = ReturnType<typeof redisKeys>;

@@ -1,0 +1,197 @@
+import { randomUUID } from 'node:crypto';
+import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { z } from 'zod';
+import { queueDefaults } from './queue-defaults.js';
+import { type QueueLogger, silentLogger } from './queue-logger.js';
+import { type RedisConnection, closeRedis, openRedis } from './redis-connection.js';
+import { DEFAULT_QUEUE_NAME, type RedisKeys, redisKeys } from './redis-keys.js';
+import { createRedisResultStore } from './redis-result-store.js';
+import { cancelScript, enqueueScript, settleScript } from './redis-scripts.js';
+import {
+  type DeliveryLedger,
+  type JobQueue,
+  type JobState,
+  PullRefSchema,
+  type ResultStore,
+  type ReviewJob,
+  ReviewJobSchema,
+} from './types.js';
+
+export interface RedisQueueOptions {
+  connection: RedisConnection;
+  /** Namespace of every key; one per deployment (and per test). */
+  prefix: string;
+  queueName?: string;
+  attempts?: number;
+  backoffMs?: number;
+  deliveryTtlSeconds?: number;
+  jobStateTtlSeconds?: number;
+  /** Results never expire unless this is set. */
+  resultTtlSeconds?: number;
+  logger?: QueueLogger;
+}
+
+export interface RedisQueue extends JobQueue, DeliveryLedger {
+  readonly results: ResultStore;
+}
+
+/** What a BullMQ job carries; parsed again by the worker. */
+export const BullJobDataSchema = z.object({ job: ReviewJobSchema });
+export const BULL_JOB_NAME = 'review';
+
+/** PR coalescing state outlives any job; a month after the last event it may go. */
+const PULL_STATE_TTL_SECONDS = 30 * 24 * 60 * 60;
+const PING_TIMEOUT_MS = 1_000;
+
+/** The server's side of the Redis adapter: enqueue, cancel, job states, ledger, results. */
+export function createRedisQueue(options: RedisQueueOptions): RedisQueue {
+  const queueName = options.queueName ?? DEFAULT_QUEUE_NAME;
+  const redis = openRedis(options.connection);
+  const keys = redisKeys(options.prefix, queueName);
+  const queue = new Queue(queueName, {
+    connection: redis,
+    prefix: options.prefix,
+    defaultJobOptions: {
+      attempts: options.attempts ?? queueDefaults.attempts,
+      backoff: { type: 'exponential', delay: options.backoffMs ?? queueDefaults.backoffMs },
+      // Our job hash keeps the state the API reports; BullMQ keeps failures to inspect.
+      removeOnComplete: true,
+      removeOnFail: { age: queueDefaults.jobStateTtlSeconds, count: 1000 },
+    },
+  });
+  // ioredis reconnects by itself; without listeners its errors would crash the process.
+  const logger = options.logger ?? silentLogger;
+  redis.on('error', (err: unknown) => logger.warn({ err }, 'queue lost its Redis connection'));
+  queue.on('error', (err) => logger.error({ err }, 'queue error'));
+  const jobTtlSeconds = options.jobStateTtlSeconds ?? queueDefaults.jobStateTtlSeconds;
+  const deliveryTtl = options.deliveryTtlSeconds ?? queueDefaults.deliveryTtlSeconds;
+
+  const removeWaiting = async (jobId: string, reason: string): Promise<boolean> => {
+    const job = await queue.getJob(jobId);
+    if (!job || !['waiting', 'prioritized', 'delayed'].includes(await job.getState())) return false;
+    try {
+      await job.remove();
+    } catch {
+      // It started in between; its worker finds it is no longer current and cancels it.
+      return false;
+    }
+    await redis.hset(keys.job(jobId), { status: 'cancelled', reason });
+    return true;
+  };
+
+  return {
+    results: createRedisResultStore(redis, keys, options.resultTtlSeconds),
+    async enqueue(input) {
+      const job = ReviewJobSchema.parse(input);
+      const jobId = randomUUID();
+      const jobKeys = { pullKey: keys.pull(job.pull), jobKey: keys.job(jobId) };
+      const decision = await enqueueScript(redis, {
+        ...jobKeys,
+        jobId,
+        headSha: job.headSha,
+        explicit: job.explicit,
+        pullJson: JSON.stringify(job.pull),
+        jobTtlSeconds,
+        pullTtlSeconds: PULL_STATE_TTL_SECONDS,
+      });
+      if (decision.kind === 'duplicate') {
+        const current = decision.currentJobId;
+        return current ? { status: 'duplicate', jobId: current } : { status: 'duplicate' };
+      }
+      await addOrRollBack(queue, redis, jobKeys, jobId, job);
+      const previous = decision.previousWaiting;
+      const replaced =
+        previous !== '' && (await removeWaiting(previous, `replaced by job ${jobId}`));
+      return { status: replaced ? 'replaced' : 'queued', jobId };
+    },
+    async cancel(pull) {
+      const waiting = await cancelScript(redis, keys.pull(PullRefSchema.parse(pull)));
+      if (waiting) await removeWaiting(waiting, 'pull request closed');
+    },
+    state: (jobId) => readJobState(redis, keys, jobId),
+    async depth() {
+      const counts = await queue.getJobCounts(
+        'waiting',
+        'prioritized',
+        'active',
+        'delayed',
+        'failed',
+      );
+      const count = (state: string) => counts[state] ?? 0;
+      return {
+        waiting: count('waiting') + count('prioritized'),
+        active: count('active'),
+        delayed: count('delayed'),
+        failed: count('failed'),
+      };
+    },
+    ping: () => pingRedis(redis),
+    async firstSeen(deliveryId) {
+      const set = await redis.set(keys.delivery(deliveryId), '1', 'EX', deliveryTtl, 'NX');
+      return set === 'OK';
+    },
+    async forget(deliveryId) {
+      await redis.del(keys.delivery(deliveryId));
+    },
+    async close() {
+      await queue.close();
+      await closeRedis(redis);
+    },
+  };
+}
+
+/** Without the BullMQ job the PR state would point at nothing: undo our side, then fail. */
+async function addOrRollBack(
+  queue: Queue,
+  redis: Redis,
+  jobKeys: { pullKey: string; jobKey: string },
+  jobId: string,
+  job: ReviewJob,
+): Promise<void> {
+  try {
+    await queue.add(BULL_JOB_NAME, { job }, { jobId });
+  } catch (err) {
+    const reason = 'could not be queued';
+    await settleScript(redis, jobKeys, { jobId, headSha: job.headSha }, 'failed', reason).catch(
+      () => undefined,
+    );
+    throw err;
+  }
+}
+
+const JobHashSchema = z.object({
+  pull: z.string().transform((text) => PullRefSchema.parse(JSON.parse(text))),
+  headSha: z.string().optional(),
+  status: z.enum(['waiting', 'active', 'completed', 'failed', 'cancelled']),
+  attempts: z.coerce.number().int().nonnegative(),
+  reason: z.string().optional(),
+});
+
+async function readJobState(
+  redis: Redis,
+  keys: RedisKeys,
+  jobId: string,
+): Promise<JobState | undefined> {
+  const parsed = JobHashSchema.safeParse(await redis.hgetall(keys.job(jobId)));
+  if (!parsed.success) return undefined;
+  const { pull, headSha, status, attempts, reason } = parsed.data;
+  const state: JobState = { jobId, pull, status, attempts };
+  if (headSha !== undefined) state.headSha = headSha;
+  if (reason !== undefined) state.reason = reason;
+  return state;
+}
+
+async function pingRedis(redis: Redis): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<string>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), PING_TIMEOUT_MS);
+  });
+  try {
+    return (await Promise.race([redis.ping(), timeout])) === 'PONG';
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,143 @@
+/**
+ * The contract between the server (which enqueues) and the workers (which consume): the
+ * job payload, parsed at the door with zod, and the narrow interfaces both adapters
+ * (BullMQ on Redis, inline in one process) implement with the same semantics.
+ */
+import { z } from 'zod';
+
+export const PullRefSchema = z.object({
+  owner: z.string().min(1).max(100),
+  repo: z.string().min(1).max(100),
+  pullNumber: z.number().int().positive(),
+});
+export type PullRef = z.infer<typeof PullRefSchema>;
+
+/** Why a review was asked for; `rerender` and `check-rerequested` are explicit. */
+export const ReviewReasonSchema = z.enum([
+  'opened',
+  'synchronize',
+  'reopened',
+  'ready_for_review',
+  'base-changed',
+  'check-rerequested',
+  'comment-command',
+  'api',
+  'resync',
+]);
+export type ReviewReason = z.infer<typeof ReviewReasonSchema>;
+
+export const ReviewJobSchema = z
+  .object({
+    pull: PullRefSchema,
+    /** The App installation that received the event; absent in token mode. */
+    installationId: z.number().int().positive().optional(),
+    /**
+     * The head the event named. A comment command or an API call names only the PR: then it
+     * is absent and the worker reviews the PR's head when the job runs.
+     */
+    headSha: z
+      .string()
+      .regex(/^[0-9a-f]{40}$/)
+      .optional(),
+    /** The PR's base branch name (the merge-base is computed by the worker); absent likewise. */
+    baseRef: z.string().min(1).max(255).optional(),
+    reason: ReviewReasonSchema,
+    /**
+     * An explicit re-render (API, comment command, re-requested check): bypasses the
+     * head-SHA rule and replaces the stored result.
+     */
+    explicit: z.boolean(),
+    /** X-GitHub-Delivery of the event that caused it, for logs. */
+    deliveryId: z.string().max(100).optional(),
+    /** ISO time the server accepted it. */
+    requestedAt: z.string(),
+  })
+  .refine((job) => job.explicit || (job.headSha !== undefined && job.baseRef !== undefined), {
+    message: 'a review that is not explicit names its head SHA and base branch',
+  });
+export type ReviewJob = z.infer<typeof ReviewJobSchema>;
+
+export type EnqueueOutcome =
+  /** A new job is waiting. */
+  | { status: 'queued'; jobId: string }
+  /** A waiting job of the same PR was replaced by this one. */
+  | { status: 'replaced'; jobId: string }
+  /** Not explicit and this PR's head SHA was already queued, running or reviewed. */
+  | { status: 'duplicate'; jobId?: string };
+
+export type JobStatus = 'waiting' | 'active' | 'completed' | 'failed' | 'cancelled';
+
+export interface JobState {
+  jobId: string;
+  pull: PullRef;
+  /** Absent for an explicit job that reviews whatever the PR's head is when it runs. */
+  headSha?: string;
+  status: JobStatus;
+  attempts: number;
+  /** Set when failed or cancelled: what went wrong, no secrets. */
+  reason?: string;
+}
+
+export interface QueueDepth {
+  waiting: number;
+  active: number;
+  delayed: number;
+  failed: number;
+}
+
+/** What the server sees of the queue. */
+export interface JobQueue {
+  /**
+   * One job per PR: at most one running and one waiting. A newer job replaces the waiting
+   * one; a running job for another head (or any running job, when `explicit`) is
+   * cancelled and never publishes.
+   */
+  enqueue(job: ReviewJob): Promise<EnqueueOutcome>;
+  /** The PR closed: drop its waiting job and cancel its running one; results stay. */
+  cancel(pull: PullRef): Promise<void>;
+  state(jobId: string): Promise<JobState | undefined>;
+  depth(): Promise<QueueDepth>;
+  /** Whether the backing store answers (readiness). */
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/** Remembers deliveries by X-GitHub-Delivery for a day: a redelivery reuses the id. */
+export interface DeliveryLedger {
+  /** True the first time an id is seen, false for a redelivery. */
+  firstSeen(deliveryId: string): Promise<boolean>;
+  /** Forgets an id whose enqueue failed, so GitHub's redelivery of it is accepted. */
+  forget(deliveryId: string): Promise<void>;
+}
+
+/** What a job's processor gets beside the job. */
+export interface JobContext {
+  jobId: string;
+  /** 1 on the first try. */
+  attempt: number;
+  /** Aborted when the job is superseded, the PR closes, or the worker shuts down. */
+  signal: AbortSignal;
+  /** Checked right before publishing: false once a newer job exists for the PR. */
+  isCurrent(): Promise<boolean>;
+}
+
+export type JobProcessor = (job: ReviewJob, ctx: JobContext) => Promise<void>;
+
+/**
+ * A failure the processor knows will fail again (invalid repository content, missing
+ * permissions): not retried. Anything else thrown is retried with backoff.
+ */
+export class PermanentJobError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'PermanentJobError';
+  }
+}
+
+/** Stored per PR; the latest analysis, whatever shape the caller gives it (JSON). */
+export interface ResultStore {
+  put(pull: PullRef, headSha: string, resultJson: string): Promise<void>;
+  get(pull: PullRef): Promise<{ headSha: string; resultJson: string } | undefined>;
+  /** Whether any result exists for this head (the periodic resync skips those). */
+  has(pull: PullRef, headSha: string): Promise<boolean>;
+}

@@ -1,0 +1,260 @@
+/**
+ * The queue's behaviour as one table of tests, run against every adapter (inline in
+ * test/unit/queue/inline.test.ts, BullMQ on a real Redis in
+ * test/integration/queue-redis.test.ts), so both keep the same semantics. Renders that
+ * name only the pull request have a table of their own, pull-only-semantics.ts.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { JobInterruptedError, PermanentJobError } from '../../../src/queue/index.js';
+import { describePullOnlySemantics } from './pull-only-semantics.js';
+import {
+  type QueueAdapter,
+  type QueueHarness,
+  gatedProcessor,
+  reviewJob,
+  scriptedProcessor,
+  sha,
+  waitFor,
+  waitForStatus,
+} from './queue-test-kit.js';
+
+export function describeQueueSemantics(adapter: QueueAdapter): void {
+  describe(`${adapter.name} queue semantics`, () => {
+    let harness: QueueHarness | undefined;
+    const open = async (options = { attempts: 3, backoffMs: 50 }) =>
+      (harness = await adapter.create(options));
+    afterEach(async () => {
+      await harness?.dispose();
+      harness = undefined;
+    });
+
+    it('runs an enqueued job and reports it completed', async () => {
+      const { queue, startWorker } = await open();
+      const { calls, processor } = scriptedProcessor([undefined]);
+      await startWorker(processor);
+      const outcome = await queue.enqueue(reviewJob());
+      expect(outcome.status).toBe('queued');
+      const jobId = outcome.jobId ?? '';
+      const state = await waitForStatus(queue, jobId, 'completed');
+      expect(state).toMatchObject({ jobId, headSha: sha('a'), attempts: 1 });
+      expect(state.pull).toEqual(reviewJob().pull);
+      expect(calls).toEqual([{ job: reviewJob(), attempt: 1 }]);
+    });
+
+    it('ignores a head that is already queued', async () => {
+      const { queue } = await open();
+      const first = await queue.enqueue(reviewJob());
+      const again = await queue.enqueue(reviewJob({ reason: 'opened', deliveryId: 'other' }));
+      expect(again).toEqual({ status: 'duplicate', jobId: first.jobId });
+      expect((await queue.depth()).waiting).toBe(1);
+    });
+
+    it('ignores a head that was already reviewed, unless the re-render is explicit', async () => {
+      const { queue, startWorker } = await open();
+      const { calls, processor } = scriptedProcessor([undefined]);
+      await startWorker(processor);
+      const first = await queue.enqueue(reviewJob());
+      await waitForStatus(queue, first.jobId ?? '', 'completed');
+      expect((await queue.enqueue(reviewJob({ reason: 'resync' }))).status).toBe('duplicate');
+      const explicit = await queue.enqueue(reviewJob({ reason: 'api', explicit: true }));
+      expect(explicit.status).toBe('queued');
+      await waitForStatus(queue, explicit.jobId ?? '', 'completed');
+      expect(calls.map((call) => call.job.reason)).toEqual(['synchronize', 'api']);
+    });
+
+    it('accepts one job when two servers enqueue the same head at once', async () => {
+      const { queue, secondQueue } = await open();
+      const other = await secondQueue();
+      const outcomes = await Promise.all(
+        [queue, other, queue, other].map((q) => q.enqueue(reviewJob())),
+      );
+      expect(outcomes.filter((o) => o.status === 'queued')).toHaveLength(1);
+      expect(outcomes.filter((o) => o.status === 'duplicate')).toHaveLength(3);
+    });
+
+    it('replaces the waiting job when a newer head arrives', async () => {
+      const { queue, startWorker } = await open();
+      const older = await queue.enqueue(reviewJob({ headSha: sha('a') }));
+      const newer = await queue.enqueue(reviewJob({ headSha: sha('b') }));
+      expect(newer.status).toBe('replaced');
+      expect(await queue.state(older.jobId ?? '')).toMatchObject({
+        status: 'cancelled',
+        reason: `replaced by job ${newer.jobId}`,
+      });
+      expect((await queue.depth()).waiting).toBe(1);
+      const { calls, processor } = scriptedProcessor([undefined]);
+      await startWorker(processor);
+      await waitForStatus(queue, newer.jobId ?? '', 'completed');
+      expect(calls.map((call) => call.job.headSha)).toEqual([sha('b')]);
+    });
+
+    it('cancels the running job for an older head and runs the newer one', async () => {
+      const { queue, startWorker } = await open();
+      const { runs, processor } = gatedProcessor();
+      await startWorker(processor);
+      const older = await queue.enqueue(reviewJob({ headSha: sha('a') }));
+      const first = await waitFor(() => runs[0], 'the first run');
+      expect(await first.ctx.isCurrent()).toBe(true);
+      const newer = await queue.enqueue(reviewJob({ headSha: sha('b') }));
+      await waitFor(() => first.ctx.signal.aborted, 'the older run to be aborted');
+      expect(first.ctx.signal.reason).toBeInstanceOf(JobInterruptedError);
+      expect(await first.ctx.isCurrent()).toBe(false);
+      const second = await waitFor(() => runs[1], 'the newer run');
+      expect(second.job.headSha).toBe(sha('b'));
+      expect(await second.ctx.isCurrent()).toBe(true);
+      second.finish();
+      await waitForStatus(queue, newer.jobId ?? '', 'completed');
+      const cancelled = await queue.state(older.jobId ?? '');
+      expect(cancelled).toMatchObject({ status: 'cancelled' });
+      expect(cancelled?.reason).toContain('superseded');
+      expect(runs).toHaveLength(2);
+    });
+
+    it('cancels a running job for the same head when a re-render is explicit', async () => {
+      const { queue, startWorker } = await open();
+      const { runs, processor } = gatedProcessor();
+      await startWorker(processor);
+      await queue.enqueue(reviewJob());
+      const first = await waitFor(() => runs[0], 'the first run');
+      const rerender = await queue.enqueue(
+        reviewJob({ reason: 'comment-command', explicit: true }),
+      );
+      await waitFor(() => first.ctx.signal.aborted, 'the first run to be aborted');
+      const second = await waitFor(() => runs[1], 'the re-render run');
+      second.finish();
+      await waitForStatus(queue, rerender.jobId ?? '', 'completed');
+      expect(second.job.reason).toBe('comment-command');
+    });
+
+    it('drops the waiting job when the pull request closes and reviews it again on reopen', async () => {
+      const { queue } = await open();
+      const waiting = await queue.enqueue(reviewJob());
+      await queue.cancel(reviewJob().pull);
+      expect(await queue.state(waiting.jobId ?? '')).toMatchObject({
+        status: 'cancelled',
+        reason: 'pull request closed',
+      });
+      expect((await queue.depth()).waiting).toBe(0);
+      expect((await queue.enqueue(reviewJob({ reason: 'reopened' }))).status).toBe('queued');
+    });
+
+    it('cancels the running job when the pull request closes', async () => {
+      const { queue, startWorker } = await open();
+      const { runs, processor } = gatedProcessor();
+      await startWorker(processor);
+      const running = await queue.enqueue(reviewJob());
+      const run = await waitFor(() => runs[0], 'the run');
+      await queue.cancel(reviewJob().pull);
+      await waitFor(() => run.ctx.signal.aborted, 'the run to be aborted');
+      expect(await run.ctx.isCurrent()).toBe(false);
+      const state = await waitForStatus(queue, running.jobId ?? '', 'cancelled');
+      expect(state.reason).toBe('pull request closed');
+      expect(runs).toHaveLength(1);
+    });
+
+    it('retries a job that throws and completes it on a later attempt', async () => {
+      const { queue, startWorker } = await open();
+      const { calls, processor } = scriptedProcessor([new Error('registry timed out'), undefined]);
+      await startWorker(processor);
+      const { jobId = '' } = await queue.enqueue(reviewJob());
+      const state = await waitForStatus(queue, jobId, 'completed');
+      expect(state.attempts).toBe(2);
+      expect(calls.map((call) => call.attempt)).toEqual([1, 2]);
+    });
+
+    it('fails a job after its last attempt and lets the same head be queued again', async () => {
+      const { queue, startWorker } = await open({ attempts: 2, backoffMs: 20 });
+      const { calls, processor } = scriptedProcessor([new Error('registry timed out')]);
+      await startWorker(processor);
+      const { jobId = '' } = await queue.enqueue(reviewJob());
+      const state = await waitForStatus(queue, jobId, 'failed');
+      expect(state).toMatchObject({ attempts: 2, reason: 'registry timed out' });
+      expect(calls).toHaveLength(2);
+      expect((await queue.enqueue(reviewJob({ reason: 'resync' }))).status).toBe('queued');
+    });
+
+    it('fails a permanent error at once and says why', async () => {
+      const { queue, startWorker } = await open();
+      const error = new PermanentJobError('kustomization.yaml is not valid YAML');
+      const { calls, processor } = scriptedProcessor([error, undefined]);
+      await startWorker(processor);
+      const { jobId = '' } = await queue.enqueue(reviewJob());
+      const state = await waitForStatus(queue, jobId, 'failed');
+      expect(state).toMatchObject({ attempts: 1, reason: 'kustomization.yaml is not valid YAML' });
+      expect(calls).toHaveLength(1);
+    });
+
+    it('remembers a delivery id and recognises its redelivery', async () => {
+      const { queue } = await open();
+      expect(await queue.firstSeen('72d3162e-cc78-11e3-81ab-4c9367dc0958')).toBe(true);
+      expect(await queue.firstSeen('72d3162e-cc78-11e3-81ab-4c9367dc0958')).toBe(false);
+      expect(await queue.firstSeen('a5e0b3c4-cc78-11e3-81ab-4c9367dc0958')).toBe(true);
+    });
+
+    it('accepts a delivery id again once it is forgotten, from any server', async () => {
+      const { queue, secondQueue } = await open();
+      const other = await secondQueue();
+      await queue.forget('never-seen-delivery');
+      expect(await queue.firstSeen('b4f1e2a0-cc78-11e3-81ab-4c9367dc0958')).toBe(true);
+      await other.forget('b4f1e2a0-cc78-11e3-81ab-4c9367dc0958');
+      expect(await queue.firstSeen('b4f1e2a0-cc78-11e3-81ab-4c9367dc0958')).toBe(true);
+      expect(await other.firstSeen('b4f1e2a0-cc78-11e3-81ab-4c9367dc0958')).toBe(false);
+    });
+
+    it('keeps the latest result per pull request', async () => {
+      const { queue } = await open();
+      const pull = reviewJob().pull;
+      const otherPull = { ...pull, pullNumber: 43 };
+      expect(await queue.results.get(pull)).toBeUndefined();
+      await queue.results.put(pull, sha('a'), '{"verdict":"safe"}');
+      await queue.results.put(pull, sha('b'), '{"verdict":"danger"}');
+      expect(await queue.results.get(pull)).toEqual({
+        headSha: sha('b'),
+        resultJson: '{"verdict":"danger"}',
+      });
+      expect(await queue.results.has(pull, sha('b'))).toBe(true);
+      expect(await queue.results.has(pull, sha('a'))).toBe(false);
+      expect(await queue.results.get(otherPull)).toBeUndefined();
+    });
+
+    it('lets a running job finish when the worker closes within the grace period', async () => {
+      const { queue, startWorker } = await open();
+      const { runs, processor } = gatedProcessor();
+      const worker = await startWorker(processor, { graceMs: 10_000 });
+      const { jobId = '' } = await queue.enqueue(reviewJob());
+      const run = await waitFor(() => runs[0], 'the run');
+      const closed = worker.close();
+      run.finish();
+      await closed;
+      expect(run.ctx.signal.aborted).toBe(false);
+      expect(await queue.state(jobId)).toMatchObject({ status: 'completed' });
+    });
+
+    it('returns a job outliving the grace period to the queue for another worker', async () => {
+      const { queue, startWorker } = await open();
+      const gated = gatedProcessor();
+      const first = await startWorker(gated.processor, { graceMs: 100 });
+      const { jobId = '' } = await queue.enqueue(reviewJob());
+      const run = await waitFor(() => gated.runs[0], 'the first run');
+      await first.close();
+      expect(run.ctx.signal.reason).toMatchObject({ kind: 'shutdown' });
+      expect(await queue.state(jobId)).toMatchObject({ status: 'waiting' });
+      const { calls, processor } = scriptedProcessor([undefined]);
+      await startWorker(processor);
+      const state = await waitForStatus(queue, jobId, 'completed');
+      expect(calls).toEqual([{ job: reviewJob(), attempt: 1 }]);
+      expect(state.attempts).toBe(1);
+    });
+
+    it('answers ping and counts waiting jobs per pull request', async () => {
+      const { queue } = await open();
+      expect(await queue.ping()).toBe(true);
+      await queue.enqueue(reviewJob());
+      await queue.enqueue(reviewJob({ pull: { ...reviewJob().pull, pullNumber: 43 } }));
+      await queue.enqueue(reviewJob({ headSha: sha('c') }));
+      expect(await queue.depth()).toEqual({ waiting: 2, active: 0, delayed: 0, failed: 0 });
+    });
+  });
+
+  describePullOnlySemantics(adapter);
+}
