@@ -1,6 +1,6 @@
 /**
- * Writes the tree of one git revision into a folder, without a work tree and without
- * touching the repository's index or refs (a throwaway index file is used).
+ * Writes the tree of one git revision into a folder, without touching the repository's
+ * work tree, index or refs (a throwaway index file is used); bare repositories work too.
  */
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -33,10 +33,10 @@ export async function exportTree(
   const index = join(scratch, `index-${sha}`);
   const env = { GIT_INDEX_FILE: index };
   try {
-    await runner.run('git', ['-C', repoDir, 'read-tree', sha], { env });
-    await runner.run('git', ['-C', repoDir, 'checkout-index', '--all', `--prefix=${dest}/`], {
-      env,
-    });
+    // An explicit work tree lets a bare repository (the worker's mirror) check files out.
+    const git = ['-C', repoDir, `--work-tree=${dest}`];
+    await runner.run('git', [...git, 'read-tree', sha], { env });
+    await runner.run('git', [...git, 'checkout-index', '--all', `--prefix=${dest}/`], { env });
   } finally {
     await rm(index, { force: true });
   }

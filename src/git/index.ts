@@ -1,15 +1,13 @@
 /**
  * git/ reads revisions of the reviewed repository: commits, merge-bases, files and trees
- * at a revision. It never writes to the repository (no checkout, no index, no refs).
+ * at a revision. It never writes to the user's repository (no checkout, no index, no refs);
+ * the only repositories it writes are the worker's own bare mirrors under its cache.
  */
 export { exportTree, resolveRevision } from './export-tree.js';
-export {
-  defaultBranch,
-  mergeBase,
-  resolveCommit,
-  resolveRevisions,
-  type ResolvedRevisions,
-} from './merge-base.js';
+export { resolveRevisions, type ResolvedRevisions } from './merge-base.js';
+export { MirrorError, type MirrorFailure } from './mirror-error.js';
+export { ensureMirror, mirrorDir, type Mirror, type MirrorRequest } from './mirror.js';
 export { readFileAtRevision, treeEntry } from './read-file.js';
 export { repositoryUrl } from './remote-url.js';
 export { repositoryRoot } from './repository-root.js';
+export { withScratchDir } from './scratch-dir.js';
