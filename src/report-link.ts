@@ -1,0 +1,58 @@
+/**
+ * Signed, expiring links to a PR's HTML report, so a PR comment can link to it without
+ * handing out the API token. The worker signs them and the server checks them, so this
+ * sits below both and imports nothing of ours. The signature covers the PR and the expiry.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+/** The PR a link is for; queue/'s PullRef has this shape. */
+export interface ReportLinkPull {
+  owner: string;
+  repo: string;
+  pullNumber: number;
+}
+
+/** Each part URI-encoded, so `a/b` + `c` and `a` + `b/c` sign different messages. */
+function reportSignature(key: string, pull: ReportLinkPull, expires: number): string {
+  const owner = encodeURIComponent(pull.owner);
+  const repo = encodeURIComponent(pull.repo);
+  return createHmac('sha256', key)
+    .update(`${owner}/${repo}/${pull.pullNumber}:${expires}`, 'utf8')
+    .digest('hex');
+}
+
+/** The report's path on the server, without the public URL. */
+export function reportPath(pull: ReportLinkPull): string {
+  const owner = encodeURIComponent(pull.owner);
+  const repo = encodeURIComponent(pull.repo);
+  return `/reports/${owner}/${repo}/pulls/${pull.pullNumber}`;
+}
+
+/** The report's URL under publicUrl, valid until expiresAt (to the second). */
+export function signReportUrl(
+  publicUrl: string,
+  key: string,
+  pull: ReportLinkPull,
+  expiresAt: Date,
+): string {
+  const expires = Math.floor(expiresAt.getTime() / 1000);
+  const sig = reportSignature(key, pull, expires);
+  return `${publicUrl.replace(/\/+$/, '')}${reportPath(pull)}?expires=${expires}&sig=${sig}`;
+}
+
+/**
+ * Whether `sig` was made with `key` for this PR and `expires` (seconds since the epoch) is
+ * still ahead of now. Compared in constant time; only the length, which is public, is not.
+ */
+export function verifyReportSignature(
+  key: string,
+  pull: ReportLinkPull,
+  expires: number,
+  sig: string,
+  now: Date,
+): boolean {
+  if (!Number.isSafeInteger(expires) || expires * 1000 <= now.getTime()) return false;
+  const given = Buffer.from(sig.toLowerCase(), 'utf8');
+  const expected = Buffer.from(reportSignature(key, pull, expires), 'utf8');
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}

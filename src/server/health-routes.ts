@@ -1,0 +1,39 @@
+/**
+ * Liveness, readiness and Prometheus scrapes. Logged at warn only: probes and scrapes
+ * arrive every few seconds and would drown the request log.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Registry } from 'prom-client';
+import type { ServerContext } from './server-context.js';
+import type { Readiness } from './types.js';
+
+export function registerHealthRoutes(
+  app: FastifyInstance,
+  ctx: ServerContext,
+  registry: Registry,
+): void {
+  const quiet = { logLevel: 'warn' } as const;
+  const readiness = ctx.deps.readiness ?? (() => queueReadiness(ctx));
+
+  app.get('/healthz', quiet, async () => ({ status: 'ok' }));
+
+  app.get('/readyz', quiet, async (request, reply) => {
+    let result: Readiness;
+    try {
+      result = await readiness();
+    } catch (err) {
+      request.log.warn({ err }, 'readiness check failed');
+      result = { ok: false, checks: {} };
+    }
+    return reply.code(result.ok ? 200 : 503).send(result);
+  });
+
+  app.get('/metrics', quiet, async (_request, reply) =>
+    reply.type(registry.contentType).send(await registry.metrics()),
+  );
+}
+
+async function queueReadiness(ctx: ServerContext): Promise<Readiness> {
+  const queue = await ctx.deps.queue.ping().catch(() => false);
+  return { ok: queue, checks: { queue } };
+}

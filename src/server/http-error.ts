@@ -1,0 +1,27 @@
+/**
+ * An error a route throws on purpose: its status and message are safe to send as they are.
+ * `rejection` names why a request was refused, for the rejections counter.
+ */
+export type RejectionReason =
+  | 'bad-signature'
+  | 'oversized'
+  | 'bad-token'
+  | 'bad-report-signature'
+  | 'bad-request';
+
+export class HttpError extends Error {
+  constructor(
+    readonly statusCode: number,
+    message: string,
+    readonly rejection?: RejectionReason,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'HttpError';
+  }
+}
+
+/** The queue or ledger did not answer: GitHub marks the delivery failed and can redeliver. */
+export function serviceUnavailable(cause: unknown): HttpError {
+  return new HttpError(503, 'queue unavailable, try again', undefined, { cause });
+}

@@ -1,0 +1,196 @@
+/**
+ * The event rules: which GitHub events start, cancel or skip a review. A pure function of
+ * the event name, its payload and the settings, so every rule is a row in a table test.
+ */
+import type { z } from 'zod';
+import type { PullRef, ReviewJob, ReviewReason } from '../queue/index.js';
+import {
+  type CheckPull,
+  CheckRunEventSchema,
+  CheckSuiteEventSchema,
+  InstallationEventSchema,
+  IssueCommentEventSchema,
+  type PullRequestEvent,
+  PullRequestEventSchema,
+} from './event-schemas.js';
+import type { EventDecision, EventSettings } from './types.js';
+
+/** pull_request actions that ask for a review of the PR's current head. */
+const REVIEW_ACTIONS = new Map<string, ReviewReason>([
+  ['opened', 'opened'],
+  ['synchronize', 'synchronize'],
+  ['reopened', 'reopened'],
+  ['ready_for_review', 'ready_for_review'],
+]);
+
+/** Associations allowed to ask for a render: people with write access to the repository. */
+const COMMAND_AUTHORS = new Set(['OWNER', 'MEMBER', 'COLLABORATOR']);
+
+/** The command on a line of its own, so quoting it in prose does not trigger a render. */
+const RENDER_COMMAND = /^[ \t]*\/fluxlens[ \t]+render[ \t]*$/m;
+
+type Repository = PullRequestEvent['repository'];
+
+export function jobForEvent(
+  event: string,
+  payload: unknown,
+  settings: EventSettings,
+): EventDecision {
+  switch (event) {
+    case 'pull_request':
+      return parsed(PullRequestEventSchema, payload, (p) => forPullRequest(p, settings));
+    case 'check_run':
+      return parsed(CheckRunEventSchema, payload, (p) => {
+        if (p.action !== 'rerequested') return ignore(`check_run ${p.action}`);
+        if (p.check_run.name !== settings.checkRunName) return ignore('check run of another name');
+        if (!ourApp(p.check_run.app, settings)) return ignore('check run of another app');
+        return forCheckPulls(p.repository, p.installation, p.check_run.pull_requests, settings);
+      });
+    case 'check_suite':
+      return parsed(CheckSuiteEventSchema, payload, (p) => {
+        if (p.action !== 'rerequested') return ignore(`check_suite ${p.action}`);
+        if (!ourApp(p.check_suite.app, settings)) return ignore('check suite of another app');
+        return forCheckPulls(p.repository, p.installation, p.check_suite.pull_requests, settings);
+      });
+    case 'issue_comment':
+      return parsed(IssueCommentEventSchema, payload, (p) => forComment(p, settings));
+    case 'installation':
+    case 'installation_repositories':
+      return parsed(InstallationEventSchema, payload, (p) => ({
+        action: 'acknowledge',
+        installationId: p.installation.id,
+        change: `${event} ${p.action}`,
+      }));
+    default:
+      return ignore(`unhandled event ${event}`);
+  }
+}
+
+function parsed<S extends z.ZodType>(
+  schema: S,
+  payload: unknown,
+  decide: (p: z.infer<S>) => EventDecision,
+): EventDecision {
+  const result = schema.safeParse(payload);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    return { action: 'invalid', reason: `${issue?.path.join('.') ?? ''}: ${issue?.message ?? ''}` };
+  }
+  return decide(result.data);
+}
+
+function forPullRequest(p: PullRequestEvent, settings: EventSettings): EventDecision {
+  if (!allowed(p.repository, settings)) return ignore('repository not in allowlist');
+  const pull = pullOf(p.repository, p.pull_request.number);
+  if (p.action === 'closed') return { action: 'cancel', pull };
+
+  const baseChanged = p.action === 'edited' && p.changes?.base !== undefined;
+  const reason = baseChanged ? 'base-changed' : REVIEW_ACTIONS.get(p.action);
+  if (reason === undefined) return ignore(`pull_request ${p.action}`);
+
+  const pr = p.pull_request;
+  const installationId = p.installation?.id;
+  const skip = { pull, headSha: pr.head.sha, ...optional('installationId', installationId) };
+  if (pr.draft === true && !settings.renderDrafts)
+    return { action: 'skip', reason: 'draft', ...skip };
+  if (isFork(pr) && !settings.renderForks) return { action: 'skip', reason: 'fork', ...skip };
+
+  return {
+    action: 'enqueue',
+    jobs: [
+      {
+        ...jobBase(pull, installationId, settings),
+        headSha: pr.head.sha,
+        baseRef: pr.base.ref,
+        reason,
+        // The head is unchanged, so a non-explicit job would be dropped as already reviewed.
+        explicit: reason === 'base-changed',
+      },
+    ],
+  };
+}
+
+function forCheckPulls(
+  repository: Repository,
+  installation: { id: number } | undefined,
+  pulls: CheckPull[],
+  settings: EventSettings,
+): EventDecision {
+  if (!allowed(repository, settings)) return ignore('repository not in allowlist');
+  // GitHub lists only PRs whose head lives in this repository; the filter is for safety.
+  const eligible = pulls.filter((pr) => settings.renderForks || !isFork(pr));
+  if (eligible.length === 0) return ignore('no pull request to render');
+  const jobs = eligible.map(
+    (pr): ReviewJob => ({
+      ...jobBase(pullOf(repository, pr.number), installation?.id, settings),
+      headSha: pr.head.sha,
+      baseRef: pr.base.ref,
+      reason: 'check-rerequested',
+      explicit: true,
+    }),
+  );
+  return { action: 'enqueue', jobs };
+}
+
+function forComment(
+  p: z.infer<typeof IssueCommentEventSchema>,
+  settings: EventSettings,
+): EventDecision {
+  if (p.action !== 'created') return ignore(`issue_comment ${p.action}`);
+  if (p.issue.pull_request == null) return ignore('comment on an issue');
+  if (!RENDER_COMMAND.test(p.comment.body ?? '')) return ignore('comment without command');
+  if (!COMMAND_AUTHORS.has(p.comment.author_association)) {
+    return ignore('command from an author without write access');
+  }
+  if (!allowed(p.repository, settings)) return ignore('repository not in allowlist');
+  const pull = pullOf(p.repository, p.issue.number);
+  const installationId = p.installation?.id;
+  // A comment names no commit: the worker reviews the PR's head and base as they are then.
+  return {
+    action: 'enqueue',
+    jobs: [
+      { ...jobBase(pull, installationId, settings), reason: 'comment-command', explicit: true },
+    ],
+    react: { pull, commentId: p.comment.id, ...optional('installationId', installationId) },
+  };
+}
+
+function jobBase(
+  pull: PullRef,
+  installationId: number | undefined,
+  settings: EventSettings,
+): Pick<ReviewJob, 'pull' | 'installationId' | 'deliveryId' | 'requestedAt'> {
+  return {
+    pull,
+    ...optional('installationId', installationId),
+    deliveryId: settings.deliveryId,
+    requestedAt: settings.requestedAt,
+  };
+}
+
+/** A head without a repository (deleted fork) counts as a fork: we cannot vouch for it. */
+function isFork(pr: { head: CheckPull['head']; base: CheckPull['base'] }): boolean {
+  return pr.head.repo === null || pr.base.repo === null || pr.head.repo.id !== pr.base.repo.id;
+}
+
+function ourApp(app: { id: number } | null | undefined, settings: EventSettings): boolean {
+  return settings.appId === undefined || app?.id === settings.appId;
+}
+
+function allowed(repository: Repository, settings: EventSettings): boolean {
+  return (
+    settings.allowlist === undefined || settings.allowlist.has(repository.full_name.toLowerCase())
+  );
+}
+
+function pullOf(repository: Repository, pullNumber: number): PullRef {
+  return { owner: repository.owner.login, repo: repository.name, pullNumber };
+}
+
+function ignore(reason: string): EventDecision {
+  return { action: 'ignore', reason };
+}
+
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return value === undefined ? {} : ({ [key]: value } as { [P in K]?: V });
+}

@@ -1,0 +1,29 @@
+/** The `:owner/:repo/...:number` route parameters, parsed into a PullRef at the door. */
+import { z } from 'zod';
+import type { PullRef } from '../queue/index.js';
+import { HttpError } from './http-error.js';
+
+/** GitHub's character set for owner and repository names. */
+const Name = z.string().regex(/^[A-Za-z0-9._-]{1,100}$/);
+
+const PullParamsSchema = z.object({
+  owner: Name,
+  repo: Name,
+  number: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER),
+});
+
+export const RenderRequestSchema = z.object({
+  owner: Name,
+  repo: Name,
+  pull_number: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
+});
+
+export function pullFromParams(params: unknown): PullRef {
+  const parsed = PullParamsSchema.safeParse(params);
+  if (!parsed.success) throw new HttpError(400, 'invalid owner, repository or pull number');
+  return { owner: parsed.data.owner, repo: parsed.data.repo, pullNumber: parsed.data.number };
+}
+
+export function inAllowlist(pull: PullRef, allowlist: ReadonlySet<string> | undefined): boolean {
+  return allowlist === undefined || allowlist.has(`${pull.owner}/${pull.repo}`.toLowerCase());
+}

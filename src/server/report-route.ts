@@ -1,0 +1,70 @@
+/**
+ * GET /reports/:owner/:repo/pulls/:number: a PR's HTML report, for the API token or for a
+ * signed link that has not expired. The report is untrusted content rendered by report/,
+ * so the page may run nothing it did not bring inline and may load nothing at all.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { PullRef } from '../queue/index.js';
+import { verifyReportSignature } from '../report-link.js';
+import { requireToken } from './api-routes.js';
+import { HttpError } from './http-error.js';
+import { pullFromParams } from './pull-params.js';
+import { type ServerContext, guarded } from './server-context.js';
+
+const SECURITY_HEADERS = {
+  'content-security-policy':
+    "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'cache-control': 'private',
+};
+
+/** Whether the query tries to be a signed link at all, before judging whether it is one. */
+const LinkQuerySchema = z.object({ expires: z.unknown(), sig: z.unknown() });
+
+const SignedQuerySchema = z.object({
+  expires: z
+    .string()
+    .regex(/^[0-9]{1,12}$/)
+    .transform(Number),
+  sig: z.string().regex(/^[0-9a-fA-F]{64}$/),
+});
+
+export function registerReportRoute(app: FastifyInstance, ctx: ServerContext): void {
+  const render = ctx.deps.renderReportHtml;
+  const { apiToken, reportSigningKey } = ctx.deps;
+  if (render === undefined || (!apiToken && !reportSigningKey)) return;
+
+  app.get('/reports/:owner/:repo/pulls/:number', async (request, reply) => {
+    const pull = pullFromParams(request.params);
+    authorize(request, pull, ctx);
+    const stored = await guarded(() => ctx.deps.results.get(pull));
+    if (stored === undefined) throw new HttpError(404, 'no report for this pull request');
+    return reply
+      .headers(SECURITY_HEADERS)
+      .type('text/html; charset=utf-8')
+      .send(render(stored.resultJson));
+  });
+}
+
+/** A bearer token decides when present; otherwise a signed link must be valid. */
+function authorize(request: FastifyRequest, pull: PullRef, ctx: ServerContext): void {
+  const { apiToken, reportSigningKey } = ctx.deps;
+  if (request.headers.authorization !== undefined) {
+    if (!apiToken) throw new HttpError(401, 'bearer tokens are not accepted here', 'bad-token');
+    requireToken(request, apiToken);
+    return;
+  }
+  const link = LinkQuerySchema.safeParse(request.query);
+  if (!link.success || (link.data.sig === undefined && link.data.expires === undefined)) {
+    throw new HttpError(401, 'a bearer token or a signed link is required', 'bad-token');
+  }
+  const signed = SignedQuerySchema.safeParse(link.data);
+  const valid =
+    signed.success &&
+    reportSigningKey !== undefined &&
+    reportSigningKey !== '' &&
+    verifyReportSignature(reportSigningKey, pull, signed.data.expires, signed.data.sig, ctx.now());
+  if (!valid) throw new HttpError(403, 'report link is invalid or expired', 'bad-report-signature');
+}

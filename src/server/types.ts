@@ -1,0 +1,88 @@
+/**
+ * What buildServer is given and what the event rules decide. Everything that touches the
+ * outside world (queue, result store, GitHub write-backs, readiness) arrives injected.
+ */
+import type { Registry } from 'prom-client';
+import type { Logger } from '../logger.js';
+import type { DeliveryLedger, JobQueue, PullRef, ResultStore, ReviewJob } from '../queue/index.js';
+
+export type SkipReason = 'draft' | 'fork';
+
+/** A PR we will not render: the caller may post a neutral check run saying why. */
+export interface SkipInfo {
+  pull: PullRef;
+  headSha: string;
+  reason: SkipReason;
+  installationId?: number;
+  deliveryId: string;
+}
+
+/** A comment command we accepted: the caller acknowledges it with a reaction. */
+export interface ReactInfo {
+  pull: PullRef;
+  commentId: number;
+  installationId?: number;
+}
+
+export interface Readiness {
+  ok: boolean;
+  checks: Record<string, boolean>;
+}
+
+export interface ServerDeps {
+  logger: Logger;
+  queue: JobQueue;
+  /** Forgets a delivery whose enqueue failed, so GitHub's redelivery of it is accepted. */
+  deliveries: DeliveryLedger;
+  results: ResultStore;
+  /** Verifies X-Hub-Signature-256; required unless insecureNoWebhookSecret. */
+  webhookSecret?: string;
+  /** Accept unsigned webhooks: local development only. */
+  insecureNoWebhookSecret?: boolean;
+  /** Enables the /api routes and report access by bearer token. */
+  apiToken?: string;
+  /** Enables signed, expiring report links. */
+  reportSigningKey?: string;
+  publicUrl?: string;
+  renderDrafts: boolean;
+  renderForks: boolean;
+  /** "owner/repo", case-insensitive; absent means every repository the App sees. */
+  repositoryAllowlist?: string[];
+  /** Name of our check run: a re-request of any other check run is not ours. */
+  checkRunName?: string;
+  /** Our GitHub App id: when set, check events of other apps are ignored. */
+  appId?: number;
+  clock?: () => Date;
+  /** The HTML report renderer, injected so server/ never imports report/. */
+  renderReportHtml?: (resultJson: string) => string;
+  /** Defaults to the queue's ping. */
+  readiness?: () => Promise<Readiness>;
+  /** One registry per app (see createMetricsRegistry); a fresh one when absent. */
+  metrics?: Registry;
+  /** Called off the request path for PRs we skip. */
+  skipCheck?: (info: SkipInfo) => Promise<void>;
+  /** Called off the request path for a comment command we accepted. */
+  react?: (info: ReactInfo) => Promise<void>;
+}
+
+/** The inputs of the event rules besides the event itself. */
+export interface EventSettings {
+  renderDrafts: boolean;
+  renderForks: boolean;
+  /** Lower-cased "owner/repo"; undefined allows every repository. */
+  allowlist: ReadonlySet<string> | undefined;
+  checkRunName: string;
+  appId: number | undefined;
+  deliveryId: string;
+  /** ISO time of acceptance, stamped on every job. */
+  requestedAt: string;
+}
+
+export type EventDecision =
+  | { action: 'enqueue'; jobs: ReviewJob[]; react?: ReactInfo }
+  | { action: 'cancel'; pull: PullRef }
+  | { action: 'skip'; reason: SkipReason; pull: PullRef; headSha: string; installationId?: number }
+  | { action: 'ignore'; reason: string }
+  | { action: 'acknowledge'; installationId: number; change: string }
+  /** The event is one we act on but the payload lacks fields we need. */
+  | { action: 'invalid'; reason: string };
