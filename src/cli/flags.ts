@@ -2,9 +2,9 @@
  * The flags `render` and `diff` share, and the one place they become RenderOptions: the
  * CLI maps kebab-case flags to the camelCase options a job payload carries, nothing more.
  */
-import { isAbsolute, normalize } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { errorMessage, UsageError } from '../errors.js';
+import { repositoryPath } from '../model/index.js';
 import {
   parseSourceMapping,
   type EngineName,
@@ -79,8 +79,8 @@ export function renderOptions(flags: RenderFlags): RenderOptions {
 
 /** A repository-relative entry folder; refuses anything that leaves the repository. */
 export function entryPath(path: string): string {
-  const entry = normalize(path).replace(/\/+$/, '') || '.';
-  if (isAbsolute(entry) || entry === '..' || entry.startsWith('../')) {
+  const entry = repositoryPath(path);
+  if (entry === undefined) {
     throw new UsageError(`--path must be a folder inside the repository, got '${path}'`);
   }
   return entry;

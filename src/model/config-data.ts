@@ -2,6 +2,7 @@
  * The string data of ConfigMaps and Secrets as the API server would hold it, for
  * substitution and values lookups. Secret values stay inside the renderer.
  */
+import { isRecord } from './records.js';
 import type { Manifest } from './render.js';
 
 /** Values of a SOPS-encrypted Secret cannot be known offline; they read as this marker. */
@@ -11,7 +12,7 @@ export function sopsPlaceholder(key: string): string {
 
 function stringMap(value: unknown): Record<string, string> {
   const out: Record<string, string> = {};
-  if (value && typeof value === 'object' && !Array.isArray(value)) {
+  if (isRecord(value)) {
     for (const [k, v] of Object.entries(value)) {
       if (typeof v === 'string') out[k] = v;
       else if (typeof v === 'number' || typeof v === 'boolean') out[k] = String(v);

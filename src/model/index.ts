@@ -13,3 +13,5 @@ export { asRecord, isRecord, stringOf } from './records.js';
 export { isSopsEncrypted, readConfigData, sopsPlaceholder } from './config-data.js';
 export { keyPath, listKey, listSegments, pairListItems, type ItemPair } from './list-items.js';
 export { stringifyManifest, stringifyStream } from './manifest-text.js';
+export { repositoryPath } from './repository-path.js';
+export { plural } from './words.js';

@@ -2,8 +2,8 @@
  * Which clusters one analysis reviews: the base policy's named clusters (and those the
  * PR's own policy adds), narrowed to the requested paths; else one per path; else the root.
  */
-import { posix } from 'node:path';
 import { UsageError } from '../errors.js';
+import { repositoryPath } from '../model/index.js';
 import { parsePolicy, POLICY_FILE } from './parse-policy.js';
 import type { Policy } from './types.js';
 
@@ -65,8 +65,8 @@ export function clusterEntries(
 }
 
 function repoRelativePath(path: string): string {
-  const normalized = posix.normalize(path).replace(/\/+$/, '') || '.';
-  if (posix.isAbsolute(normalized) || normalized === '..' || normalized.startsWith('../')) {
+  const normalized = repositoryPath(path);
+  if (normalized === undefined) {
     throw new UsageError(`path must be a folder inside the repository, got '${path}'`);
   }
   return normalized;

@@ -3,10 +3,10 @@
  * error rather than a rule silently left on. The pipeline reads it from the PR's base
  * revision, so a pull request cannot relax the rules that judge it.
  */
-import { posix } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { UsageError } from '../errors.js';
+import { isRecord, repositoryPath } from '../model/index.js';
 import { DEFAULT_POLICY, type Policy } from './types.js';
 
 export const POLICY_FILE = '.fluxlens.yaml';
@@ -14,8 +14,8 @@ export const POLICY_FILE = '.fluxlens.yaml';
 const nonEmpty = z.string().min(1, 'must not be empty');
 
 const repoPath = nonEmpty.transform((path, ctx) => {
-  const normalized = posix.normalize(path).replace(/\/+$/, '') || '.';
-  if (posix.isAbsolute(normalized) || normalized === '..' || normalized.startsWith('../')) {
+  const normalized = repositoryPath(path);
+  if (normalized === undefined) {
     ctx.addIssue({ code: 'custom', message: 'must be a folder inside the repository' });
     return z.NEVER;
   }
@@ -97,7 +97,7 @@ export function parsePolicy(text: string, knownRules: ReadonlySet<string>): Poli
     );
   }
   if (data === null || data === undefined) return clonePolicy(DEFAULT_POLICY);
-  if (typeof data !== 'object' || Array.isArray(data)) {
+  if (!isRecord(data)) {
     throw new UsageError(`${POLICY_FILE}: must be a mapping of settings`);
   }
   const parsed = policySchema(knownRules).safeParse(data, { reportInput: true });

@@ -21,8 +21,3 @@ export function clipText(text: string, max: number): string {
 export function oneLine(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
 }
-
-/** "1 object", "3 objects". */
-export function plural(count: number, noun: string, nouns = `${noun}s`): string {
-  return `${count} ${count === 1 ? noun : nouns}`;
-}

@@ -1,6 +1,7 @@
 /**
- * Markdown and HTML escaping for names and messages taken from the repository: nothing a
- * PR author writes can add emphasis, links, HTML, table cells or close a code fence.
+ * Markdown escaping for names and messages taken from the repository: nothing a PR author
+ * writes can add emphasis, links, HTML, table cells or close a code fence. Raw HTML in a
+ * comment (a `<summary>` line) is escaped with html-escape.ts.
  */
 import { clipText, oneLine } from './clip-text.js';
 
@@ -23,15 +24,6 @@ export function escapeMarkdown(text: string): string {
     .replace(/>/g, '&gt;')
     .replace(MARKDOWN_SPECIAL, (c) => `\\${c}`)
     .replace(/([@#])(?=[\w-])/g, '$1&#8288;');
-}
-
-/** Escapes text for HTML (the `<summary>` line of a `<details>` block is raw HTML). */
-export function escapeHtml(text: string): string {
-  return text
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;');
 }
 
 function longestBacktickRun(text: string): number {

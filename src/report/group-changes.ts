@@ -9,19 +9,10 @@ import {
   type LevelOrNone,
   type ProducerRef,
   type ResourceChange,
+  levelRank,
+  maxLevel,
   producerKey,
 } from '../model/index.js';
-
-const RANK: Record<LevelOrNone, number> = { none: 0, info: 1, caution: 2, danger: 3 };
-
-/** Higher is riskier: none 0, info 1, caution 2, danger 3. */
-export function levelRank(level: LevelOrNone): number {
-  return RANK[level];
-}
-
-function maxLevel(a: LevelOrNone, b: LevelOrNone): LevelOrNone {
-  return RANK[b] > RANK[a] ? b : a;
-}
 
 export interface ProducerGroup {
   producer: ProducerRef;
@@ -73,7 +64,7 @@ function levelsBy<T>(findings: readonly Finding[], keyOf: (f: Finding) => T | un
 }
 
 function byRisk<T extends { level: LevelOrNone }>(a: T, b: T): number {
-  return RANK[b.level] - RANK[a.level];
+  return levelRank(b.level) - levelRank(a.level);
 }
 
 /** The producer a finding is about, when its resource is a Kustomization or HelmRelease. */

@@ -1,4 +1,7 @@
-/** Escaping for the HTML report: every string from a repository or a PR is untrusted. */
+/**
+ * Escaping for HTML, in the HTML report and in the raw HTML lines of the Markdown comment:
+ * every string from a repository or a PR is untrusted.
+ */
 import { stableStringify } from './stable-stringify.js';
 
 const HTML_ESCAPES: Record<string, string> = {

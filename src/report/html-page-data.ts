@@ -9,10 +9,11 @@ import {
   type FieldChange,
   type Finding,
   type Level,
-  type ProducerRef,
   type ResourceChange,
+  maxLevel,
   producerKey,
 } from '../model/index.js';
+import { producerLabel, resourceLabel } from './resource-label.js';
 
 export type StatusCounts = Record<ChangeStatus, number>;
 
@@ -21,7 +22,7 @@ export interface PageObject {
   contentChanged: boolean;
   cluster: string;
   apiVersion: string;
-  /** `Kind namespace/name`, or `Kind name` when cluster-scoped. */
+  /** `Kind/namespace/name`, or `Kind/name` when cluster-scoped (resourceLabel). */
   label: string;
   producer: string;
   previousProducer?: string;
@@ -52,26 +53,6 @@ export interface PageData {
   head: string;
   objects: PageObject[];
   clusters: PageCluster[];
-}
-
-const LEVEL_RANK: Record<Level, number> = { info: 1, caution: 2, danger: 3 };
-
-export function levelRank(level: Level): number {
-  return LEVEL_RANK[level];
-}
-
-export function producerLabel(ref: ProducerRef): string {
-  return `${ref.kind} ${ref.namespace}/${ref.name}`;
-}
-
-export function resourceLabel(resource: {
-  kind: string;
-  namespace?: string;
-  name: string;
-}): string {
-  return resource.namespace === undefined
-    ? `${resource.kind} ${resource.name}`
-    : `${resource.kind} ${resource.namespace}/${resource.name}`;
 }
 
 function resourceKey(
@@ -109,11 +90,8 @@ function pageObject(change: ResourceChange, findings: Finding[]): PageObject {
   };
   if (change.previousProducer) object.previousProducer = producerLabel(change.previousProducer);
   if (change.file !== undefined) object.file = change.file;
-  for (const finding of findings) {
-    if (object.level === undefined || levelRank(finding.level) > levelRank(object.level)) {
-      object.level = finding.level;
-    }
-  }
+  for (const finding of findings)
+    object.level = maxLevel(object.level ?? finding.level, finding.level);
   return object;
 }
 

@@ -5,18 +5,19 @@
  * escaped here, the dynamic part is built by the page script with textContent only.
  */
 import { createHash } from 'node:crypto';
-import type { AnalysisError, AnalysisResult, Finding, LevelOrNone } from '../model/index.js';
-import { escapeHtml, scriptJson } from './html-escape.js';
 import {
-  findingTargets,
+  type AnalysisError,
+  type AnalysisResult,
+  type Finding,
+  type LevelOrNone,
   levelRank,
-  pageData,
-  producerLabel,
-  resourceLabel,
-} from './html-page-data.js';
+  plural,
+} from '../model/index.js';
+import { escapeHtml, scriptJson } from './html-escape.js';
+import { findingTargets, pageData } from './html-page-data.js';
 import { HTML_SCRIPT } from './html-script.js';
 import { HTML_STYLE } from './html-style.js';
-import { marksRoutine } from './resource-label.js';
+import { marksRoutine, producerLabel, resourceLabel } from './resource-label.js';
 
 function cspHash(source: string): string {
   return `'sha256-${createHash('sha256').update(source, 'utf8').digest('base64')}'`;
@@ -39,10 +40,6 @@ const LEVEL_TITLES: Record<LevelOrNone, string> = {
   caution: 'Caution',
   danger: 'Danger',
 };
-
-function plural(count: number, one: string, many = `${one}s`): string {
-  return `${count} ${count === 1 ? one : many}`;
-}
 
 function header(result: AnalysisResult): string {
   const { verdict, summary } = result;

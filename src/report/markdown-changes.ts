@@ -3,9 +3,10 @@
  * and per producer, riskiest first, filled until a character budget runs out. Whatever
  * happens, every fence and `<details>` opened is closed and the text stays in budget.
  */
-import type { ResourceChange } from '../model/index.js';
-import { clipText, plural } from './clip-text.js';
-import { codeName, escapeHtml, fenceFor } from './escape-markdown.js';
+import { type ResourceChange, plural } from '../model/index.js';
+import { clipText } from './clip-text.js';
+import { codeName, fenceFor } from './escape-markdown.js';
+import { escapeHtml } from './html-escape.js';
 import type { ClusterGroup, ProducerGroup } from './group-changes.js';
 import { levelLabel, producerLabel, resourceLabel } from './resource-label.js';
 

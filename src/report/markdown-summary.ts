@@ -3,10 +3,16 @@
  * changes and render errors, within a character budget. Findings come before everything
  * else; the lists after them get a share of what is left and end with "… and N more".
  */
-import type { AnalysisResult, Finding, Level, RenderError } from '../model/index.js';
-import { plural } from './clip-text.js';
+import {
+  type AnalysisResult,
+  type Finding,
+  type Level,
+  type RenderError,
+  levelRank,
+  plural,
+} from '../model/index.js';
 import { codeName, markdownLine, tableCode } from './escape-markdown.js';
-import { changesByResource, findingResourceKey, levelRank } from './group-changes.js';
+import { changesByResource, findingResourceKey } from './group-changes.js';
 import {
   levelLabel,
   marksRoutine,

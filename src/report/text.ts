@@ -3,8 +3,13 @@
  * text, with ANSI colour only when asked for. Repository text is stripped of control
  * characters, so a name cannot move the cursor or recolour the terminal.
  */
-import type { AnalysisResult, LevelOrNone, RenderError, ResourceChange } from '../model/index.js';
-import { plural } from './clip-text.js';
+import {
+  type AnalysisResult,
+  type LevelOrNone,
+  type RenderError,
+  type ResourceChange,
+  plural,
+} from '../model/index.js';
 import { changesByResource, findingResourceKey, groupChanges } from './group-changes.js';
 import {
   levelLabel,

@@ -5,11 +5,12 @@ import {
   type Level,
   type ResourceChange,
   type Verdict,
+  plural,
 } from '../model/index.js';
 import { RULES } from './registry.js';
 import { isRoutineChange } from './routine-change.js';
 import { sortFindings } from './sort-findings.js';
-import { describe, plural } from './kit/index.js';
+import { describe } from './kit/index.js';
 
 function leadingPhrase(finding: Finding): string {
   const rule = RULES.find((r) => r.id === finding.rule);

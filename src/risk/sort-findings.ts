@@ -1,7 +1,5 @@
 /** The one order findings appear in everywhere: most severe first, then by place. */
-import type { Finding, Level } from '../model/index.js';
-
-const SEVERITY: Record<Level, number> = { danger: 0, caution: 1, info: 2 };
+import { type Finding, levelRank } from '../model/index.js';
 
 function compareText(a: string, b: string): number {
   if (a === b) return 0;
@@ -10,7 +8,7 @@ function compareText(a: string, b: string): number {
 
 export function compareFindings(a: Finding, b: Finding): number {
   return (
-    SEVERITY[a.level] - SEVERITY[b.level] ||
+    levelRank(b.level) - levelRank(a.level) ||
     compareText(a.cluster, b.cluster) ||
     compareText(a.resource.kind, b.resource.kind) ||
     compareText(a.resource.namespace ?? '', b.resource.namespace ?? '') ||

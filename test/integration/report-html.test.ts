@@ -173,6 +173,11 @@ describe('renderHtml as text', () => {
     expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
   });
 
+  it('labels resources and producers as Kind/namespace/name, as the other reports do', () => {
+    expect(html).toContain('<strong>PersistentVolumeClaim/apps/data</strong>');
+    expect(html).toContain('from Kustomization/flux-system/apps');
+  });
+
   it('embeds the page data as JSON that parses back to the untrusted strings', () => {
     const embedded = /<script type="application\/json" id="fluxlens-data">(.*?)<\/script>/s.exec(
       html,
@@ -180,7 +185,7 @@ describe('renderHtml as text', () => {
     const data = JSON.parse(embedded?.[1] ?? 'null') as {
       objects: Array<{ label: string; diff: string }>;
     };
-    expect(data.objects.map((o) => o.label)).toContain(`Secret apps/${HOSTILE_NAME}`);
+    expect(data.objects.map((o) => o.label)).toContain(`Secret/apps/${HOSTILE_NAME}`);
     expect(data.objects[3]?.diff).toContain('a\u2028b</script>');
   });
 
@@ -301,8 +306,8 @@ describe('renderHtml in headless Chromium', () => {
 
   it('opens a producer, selects an object and shows its unified diff', async (ctx) => {
     const page = await open(ctx);
-    const producer = page.getByRole('button', { name: /^Kustomization flux-system\/apps\b/ });
-    const web = page.getByRole('button', { name: /Deployment apps\/web/ });
+    const producer = page.getByRole('button', { name: /^Kustomization\/flux-system\/apps\b/ });
+    const web = page.getByRole('button', { name: /Deployment\/apps\/web/ });
     expect(await producer.getAttribute('aria-expanded')).toBe('false');
     expect(await web.isVisible()).toBe(false);
 
@@ -310,7 +315,7 @@ describe('renderHtml in headless Chromium', () => {
     expect(await producer.getAttribute('aria-expanded')).toBe('true');
     await web.click();
     expect(await web.getAttribute('aria-current')).toBe('true');
-    expect(await page.locator('#detail-title').innerText()).toBe('Deployment apps/web');
+    expect(await page.locator('#detail-title').innerText()).toBe('Deployment/apps/web');
     const diff = await page.locator('#diff').innerText();
     expect(diff).toContain('-      - image: ghcr.io/acme/web:1.1.0');
     expect(diff).toContain('+      - image: ghcr.io/acme/web:1.2.0');
@@ -327,8 +332,8 @@ describe('renderHtml in headless Chromium', () => {
 
   it('switches the diff to side by side, with base on the left and head on the right', async (ctx) => {
     const page = await open(ctx);
-    await page.getByRole('button', { name: /^Kustomization flux-system\/apps\b/ }).click();
-    await page.getByRole('button', { name: /Deployment apps\/web/ }).click();
+    await page.getByRole('button', { name: /^Kustomization\/flux-system\/apps\b/ }).click();
+    await page.getByRole('button', { name: /Deployment\/apps\/web/ }).click();
     const sideBySide = page.getByRole('button', { name: 'Side by side' });
     await sideBySide.click();
     expect(await sideBySide.getAttribute('aria-pressed')).toBe('true');
@@ -353,17 +358,17 @@ describe('renderHtml in headless Chromium', () => {
 
   it('says a move without a content change moved, and from where', async (ctx) => {
     const page = await open(ctx);
-    await page.getByRole('button', { name: /^HelmRelease podinfo\/podinfo/ }).click();
-    await page.getByRole('button', { name: /ConfigMap podinfo\/podinfo-values/ }).click();
+    await page.getByRole('button', { name: /^HelmRelease\/podinfo\/podinfo/ }).click();
+    await page.getByRole('button', { name: /ConfigMap\/podinfo\/podinfo-values/ }).click();
     const detail = await page.locator('#detail').innerText();
-    expect(detail).toContain('Kustomization flux-system/infra');
+    expect(detail).toContain('Kustomization/flux-system/infra');
     expect(detail).toContain('Moved without a content change.');
   });
 
   it('jumps from a finding to the diff of its object', async (ctx) => {
     const page = await open(ctx);
     await page.locator('.finding-danger').getByRole('button', { name: 'Show diff' }).click();
-    const pvc = page.getByRole('button', { name: /PersistentVolumeClaim apps\/data/ });
+    const pvc = page.getByRole('button', { name: /PersistentVolumeClaim\/apps\/data/ });
     expect(await pvc.isVisible()).toBe(true);
     expect(await pvc.getAttribute('aria-current')).toBe('true');
     expect(await page.locator('#diff').innerText()).toContain('-kind: PersistentVolumeClaim');
@@ -372,10 +377,10 @@ describe('renderHtml in headless Chromium', () => {
   it('renders a name containing a script tag as text and runs nothing from the data', async (ctx) => {
     const page = await open(ctx);
     await page.getByRole('button', { name: HOSTILE_PRODUCER }).click();
-    const object = page.getByRole('button', { name: `Secret apps/${HOSTILE_NAME}` });
-    expect(await object.innerText()).toContain(`Secret apps/${HOSTILE_NAME}`);
+    const object = page.getByRole('button', { name: `Secret/apps/${HOSTILE_NAME}` });
+    expect(await object.innerText()).toContain(`Secret/apps/${HOSTILE_NAME}`);
     await object.click();
-    expect(await page.locator('#detail-title').innerText()).toBe(`Secret apps/${HOSTILE_NAME}`);
+    expect(await page.locator('#detail-title').innerText()).toBe(`Secret/apps/${HOSTILE_NAME}`);
     expect(await page.locator('#diff').innerText()).toContain(
       '+note: <img src=x onerror=alert(4)>',
     );

@@ -12,6 +12,7 @@ import {
   isFluxKustomization,
   isHelmRelease,
   normalizeFluxPath,
+  refOf,
 } from '../flux/index.js';
 import { HelmRelease } from '../helm/index.js';
 import {
@@ -46,12 +47,6 @@ export interface Entry {
 }
 
 const DEFAULT_NAMESPACE = 'default';
-
-function refOf(manifest: Manifest, fallbackNamespace: string): ProducerRef {
-  const meta = objectMeta(manifest);
-  const kind = meta.kind === 'HelmRelease' ? 'HelmRelease' : 'Kustomization';
-  return { kind, namespace: meta.namespace ?? fallbackNamespace, name: meta.name };
-}
 
 /** Objects that Flux controllers act on once applied, and so become producers. */
 function producesObjects(manifest: Manifest, helm: boolean): boolean {

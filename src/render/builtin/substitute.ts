@@ -17,6 +17,7 @@ import {
   toBytes,
 } from '../envsubst/index.js';
 import { GoYamlError, goYamlTags, parseGoYaml } from '../go-yaml.js';
+import { isRecord } from '../../model/index.js';
 
 export { envsubst, SubstitutionError } from '../envsubst/index.js';
 
@@ -102,10 +103,6 @@ const goYamlWriteTags = (tags: Tags): Tags =>
       ? goQuotedString
       : tag,
   );
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function metadataField(manifest: Record<string, unknown>, field: string): unknown {
   const metadata = manifest['metadata'];

@@ -112,7 +112,7 @@ import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { FluxlensError, UsageError, errorMessage } from '../../errors.js';
 import { ToolError } from '../../tool-runner.js';
-import { type FoundObject, SourceIgnore, discover } from '../flux/index.js';
+import { type FoundObject, SourceIgnore, discover, refOf } from '../flux/index.js';
 import type { EngineDeps, RenderEngine, RenderProgress, RenderRequest } from '../engine.js';
 import { cleanMessage, failedRun } from './failure.js';
 import { inflateReleases, releasesIn, type RunOutcome } from './helm.js';
@@ -122,7 +122,7 @@ import {
   stripIndexAnnotations,
   withReleases,
 } from './output.js';
-import { DEFAULT_NAMESPACE, refOf, releaseRefOf, type Workspace } from './producers.js';
+import { DEFAULT_NAMESPACE, type Workspace } from './producers.js';
 import { mapSources, sourcesArgs } from './sources.js';
 import { materializeRepository } from '../materialize.js';
 import { producerKey, type RenderedCluster } from '../../model/index.js';
@@ -214,7 +214,7 @@ export class FluxLocalEngine implements RenderEngine {
     }
     const releaseFiles = new Map<string, FoundObject>();
     for (const item of this.deps.settings.helm.enabled ? found.helmReleases : []) {
-      const key = producerKey(releaseRefOf(item.manifest));
+      const key = producerKey(refOf(item.manifest, DEFAULT_NAMESPACE));
       if (!releaseFiles.has(key)) releaseFiles.set(key, item);
     }
     const mapped = await mapSources(

@@ -9,15 +9,14 @@ import {
   DEFAULT_NAMESPACE,
   FLUX_LOCAL_RUN,
   describeKustomization,
-  refOf,
-  refOnly,
-  releaseRefOf,
   sortProducers,
   withFile,
   type Workspace,
 } from './producers.js';
+import { refOf } from '../flux/index.js';
 import {
   producerKey,
+  toRef,
   type Producer,
   type ProducerRef,
   type RenderedCluster,
@@ -52,7 +51,7 @@ export function failedRun(
     if (!producers.has(key)) producers.set(key, describeKustomization(ws, ref, new Map()));
   }
   for (const [key, item] of ws.releaseFiles) {
-    const ref = releaseRefOf(item.manifest);
+    const ref = refOf(item.manifest, DEFAULT_NAMESPACE);
     producers.set(key, describeRelease(ref, item.manifest, { file: item.file, line: item.line }));
   }
   const culprit =
@@ -61,7 +60,7 @@ export function failedRun(
   for (const producer of producers.values()) {
     if (named.some((r) => producerKey(r) === producerKey(producer))) {
       producer.error = message;
-      errors.push(withFile({ producer: refOnly(producer), message }, producer));
+      errors.push(withFile({ producer: toRef(producer), message }, producer));
     } else {
       producer.skipped = culprit
         ? `not rendered: flux-local stops the whole run at the error in Kustomization ${culprit}`

@@ -26,11 +26,12 @@
  */
 import { readFile, realpath } from 'node:fs/promises';
 import { join, posix, resolve, sep } from 'node:path';
-import { normalizeFluxPath } from '../flux/index.js';
+import { isHelmRelease, normalizeFluxPath, refOf } from '../flux/index.js';
 import type { RenderSettings } from '../engine.js';
 import { mapLimit } from '../map-limit.js';
 import {
-  objectMeta,
+  asRecord,
+  stringOf,
   toRef,
   type Manifest,
   type Producer,
@@ -76,27 +77,13 @@ const OBJECT_NAME = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
 const LOCAL_SOURCE_KINDS = ['GitRepository', 'Bucket'];
 const EXACT_VERSION = /^v?\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.+-]*)?$/;
 
-export function isHelmReleaseObject(manifest: Manifest): boolean {
-  const apiVersion = manifest['apiVersion'];
-  return (
-    manifest['kind'] === 'HelmRelease' &&
-    typeof apiVersion === 'string' &&
-    apiVersion.startsWith('helm.toolkit.fluxcd.io/')
-  );
-}
-
 /** The HelmReleases in `build ks` output, first occurrence of each, with their owner. */
 export function releasesIn(objects: readonly RenderedObject[]): FoundRelease[] {
   const out = new Map<string, FoundRelease>();
   for (const o of objects) {
-    if (!isHelmReleaseObject(o.manifest) || o.producer.kind !== 'Kustomization') continue;
-    const meta = objectMeta(o.manifest);
-    if (meta.name === '') continue;
-    const ref: ProducerRef = {
-      kind: 'HelmRelease',
-      namespace: meta.namespace ?? o.producer.namespace,
-      name: meta.name,
-    };
+    if (!isHelmRelease(o.manifest) || o.producer.kind !== 'Kustomization') continue;
+    const ref = refOf(o.manifest, o.producer.namespace);
+    if (ref.name === '') continue;
     const key = `${ref.namespace}/${ref.name}`;
     if (!out.has(key)) out.set(key, { ref, manifest: o.manifest, parent: toRef(o.producer) });
   }
@@ -140,7 +127,7 @@ export function describeRelease(
       .filter((d) => typeof d['name'] === 'string')
       .map((d) => ({
         kind: 'HelmRelease' as const,
-        namespace: str(d['namespace']) ?? ref.namespace,
+        namespace: stringOf(d['namespace']) ?? ref.namespace,
         name: d['name'] as string,
       })),
     definedIn,
@@ -250,23 +237,23 @@ interface ChartInfo {
 
 function chartOf(spec: Record<string, unknown>, namespace: string): ChartInfo {
   const chartSpec = asRecord(asRecord(spec['chart'])['spec']);
-  const chart = str(chartSpec['chart']);
+  const chart = stringOf(chartSpec['chart']);
   if (chart !== undefined) {
     const sourceRef = asRecord(chartSpec['sourceRef']);
-    const kind = str(sourceRef['kind']) ?? 'HelmRepository';
+    const kind = stringOf(sourceRef['kind']) ?? 'HelmRepository';
     return {
       path: chart,
-      sourceId: `${kind}/${str(sourceRef['namespace']) ?? namespace}/${str(sourceRef['name']) ?? ''}`,
+      sourceId: `${kind}/${stringOf(sourceRef['namespace']) ?? namespace}/${stringOf(sourceRef['name']) ?? ''}`,
       local: LOCAL_SOURCE_KINDS.includes(kind),
-      version: str(chartSpec['version']),
+      version: stringOf(chartSpec['version']),
     };
   }
   const chartRef = asRecord(spec['chartRef']);
-  const name = str(chartRef['name']);
+  const name = stringOf(chartRef['name']);
   const kind = String(chartRef['kind']);
   return {
     path: name === undefined ? '' : `${kind}/${name}`,
-    sourceId: `${kind}/${str(chartRef['namespace']) ?? namespace}/${name ?? ''}`,
+    sourceId: `${kind}/${stringOf(chartRef['namespace']) ?? namespace}/${name ?? ''}`,
     local: false,
     version: undefined,
   };
@@ -317,14 +304,4 @@ function sourceHeaders(text: string): { line: number; path: string }[] {
     if (match?.[1]) out.push({ line: index + 1, path: match[1] });
   });
   return out;
-}
-
-function asRecord(value: unknown): Record<string, unknown> {
-  return value && typeof value === 'object' && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : {};
-}
-
-function str(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
 }

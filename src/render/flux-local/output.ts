@@ -8,15 +8,14 @@ import {
   DEFAULT_NAMESPACE,
   FLUX_LOCAL_RUN,
   RUN_KEY,
-  asRecord,
   describeKustomization,
-  isKustomization,
-  refOf,
-  releaseRefOf,
   sortProducers,
   type Workspace,
 } from './producers.js';
+import { isFluxKustomization, refOf } from '../flux/index.js';
 import {
+  asRecord,
+  isRecord,
   objectMeta,
   producerKey,
   type Manifest,
@@ -91,7 +90,7 @@ export function assembleCluster(
       : { ...FLUX_LOCAL_RUN };
     if (!owned) unowned++;
     objects.push({ producer: owner, manifest });
-    if (isKustomization(manifest) && meta.name !== '') {
+    if (isFluxKustomization(manifest) && meta.name !== '') {
       const key = producerKey(refOf(manifest, owner.namespace));
       if (!rendered.has(key)) rendered.set(key, { manifest, parent: owner });
     }
@@ -146,7 +145,7 @@ export function withReleases(
   }
   const names = new Set(inflated.map((r) => r.producer.name));
   for (const [key, item] of ws.releaseFiles) {
-    const ref = releaseRefOf(item.manifest);
+    const ref = refOf(item.manifest, DEFAULT_NAMESPACE);
     // A parent may have moved it to another namespace: then it did render, under that key.
     if (producers.has(key) || names.has(ref.name)) continue;
     const producer = describeRelease(ref, item.manifest, { file: item.file, line: item.line });
@@ -171,10 +170,9 @@ export function stripIndexAnnotations(manifest: Manifest): void {
   const strip = (metadata: unknown): void => {
     const meta = asRecord(metadata);
     const annotations = meta['annotations'];
-    if (!annotations || typeof annotations !== 'object' || Array.isArray(annotations)) return;
-    const map = annotations as Record<string, unknown>;
-    for (const key of FLUX_LOCAL_STRIPPED_ANNOTATIONS) delete map[key];
-    if (Object.keys(map).length === 0) delete meta['annotations'];
+    if (!isRecord(annotations)) return;
+    for (const key of FLUX_LOCAL_STRIPPED_ANNOTATIONS) delete annotations[key];
+    if (Object.keys(annotations).length === 0) delete meta['annotations'];
   };
   strip(manifest['metadata']);
   strip(asRecord(asRecord(manifest['spec'])['template'])['metadata']);

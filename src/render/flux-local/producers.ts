@@ -5,8 +5,10 @@
  */
 import { type FoundObject, normalizeFluxPath } from '../flux/index.js';
 import {
-  objectMeta,
+  asRecord,
   producerKey,
+  stringOf,
+  toRef,
   type Manifest,
   type Producer,
   type ProducerRef,
@@ -67,9 +69,11 @@ export function describeKustomization(
     ? (spec['dependsOn'] as unknown[]).map(asRecord)
     : [];
   const producer: Producer = {
-    ...refOnly(ref),
+    ...toRef(ref),
     path:
-      listedPath !== undefined ? sourcePath(ws, listedPath) : normalizeFluxPath(str(spec['path'])),
+      listedPath !== undefined
+        ? sourcePath(ws, listedPath)
+        : normalizeFluxPath(stringOf(spec['path'])),
     source: sourceRef
       ? `${sourceRef.kind}/${sourceRef.namespace ?? ref.namespace}/${sourceRef.name}`
       : '',
@@ -79,7 +83,7 @@ export function describeKustomization(
       .filter((d) => typeof d['name'] === 'string')
       .map((d) => ({
         kind: 'Kustomization' as const,
-        namespace: str(d['namespace']) ?? ref.namespace,
+        namespace: stringOf(d['namespace']) ?? ref.namespace,
         name: d['name'] as string,
       })),
     definedIn: file
@@ -101,30 +105,6 @@ export function sourcePath(ws: Workspace, path: string): string {
   return normalizeFluxPath(path);
 }
 
-export function isKustomization(manifest: Manifest): boolean {
-  const apiVersion = manifest['apiVersion'];
-  return (
-    manifest['kind'] === 'Kustomization' &&
-    typeof apiVersion === 'string' &&
-    apiVersion.startsWith('kustomize.toolkit.fluxcd.io/')
-  );
-}
-
-/** A Flux Kustomization's ref; `fallbackNamespace` when it has no metadata.namespace. */
-export function refOf(manifest: Manifest, fallbackNamespace: string): ProducerRef {
-  const meta = objectMeta(manifest);
-  return { kind: 'Kustomization', namespace: meta.namespace ?? fallbackNamespace, name: meta.name };
-}
-
-export function releaseRefOf(manifest: Manifest): ProducerRef {
-  const meta = objectMeta(manifest);
-  return { kind: 'HelmRelease', namespace: meta.namespace ?? DEFAULT_NAMESPACE, name: meta.name };
-}
-
-export function refOnly(ref: ProducerRef): ProducerRef {
-  return { kind: ref.kind, namespace: ref.namespace, name: ref.name };
-}
-
 /** The error with the producer's file, when the producer was defined in one. */
 export function withFile(error: RenderError, producer: Producer): RenderError {
   return 'file' in producer.definedIn && producer.definedIn.file !== ''
@@ -136,11 +116,11 @@ export function sourceRefOf(
   manifest: Manifest,
 ): { kind: string; name: string; namespace?: string } | undefined {
   const ref = asRecord(asRecord(manifest['spec'])['sourceRef']);
-  const name = str(ref['name']);
+  const name = stringOf(ref['name']);
   if (name === undefined) return undefined;
-  const namespace = str(ref['namespace']);
+  const namespace = stringOf(ref['namespace']);
   return {
-    kind: str(ref['kind']) ?? 'GitRepository',
+    kind: stringOf(ref['kind']) ?? 'GitRepository',
     name,
     ...(namespace !== undefined ? { namespace } : {}),
   };
@@ -150,14 +130,4 @@ export function sortProducers(producers: ReadonlyMap<string, Producer>): Produce
   return [...producers.entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([, p]) => p);
-}
-
-export function asRecord(value: unknown): Record<string, unknown> {
-  return value && typeof value === 'object' && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : {};
-}
-
-export function str(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
 }

@@ -6,7 +6,8 @@
 import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { UsageError } from '../../errors.js';
-import { isKustomization, sourceRefOf, type MappedSource, type Workspace } from './producers.js';
+import { isFluxKustomization } from '../flux/index.js';
+import { sourceRefOf, type MappedSource, type Workspace } from './producers.js';
 import type { Manifest } from '../../model/index.js';
 import type { SourceMapping } from '../source-mapping.js';
 import { copyTree, isDirectory } from '../tree.js';
@@ -84,7 +85,7 @@ async function kustomizationsIn(root: string, maxFiles: number): Promise<Manifes
         const text = await readFile(path, 'utf8');
         if (!text.includes('kustomize.toolkit.fluxcd.io')) continue;
         for (const { manifest } of parseDocuments(text).documents)
-          if (isKustomization(manifest)) out.push(manifest);
+          if (isFluxKustomization(manifest)) out.push(manifest);
       }
     }
   };

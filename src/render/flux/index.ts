@@ -12,5 +12,6 @@ export {
   isFluxKustomization,
   isHelmRelease,
 } from './objects.js';
+export { refOf } from './ref-of.js';
 export { SourceIgnore } from './source-ignore.js';
 export { normalizeFluxPath, resolveInside, Sources } from './sources.js';

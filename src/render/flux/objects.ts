@@ -3,7 +3,7 @@
  * typed; everything else passes through untouched in the manifest.
  */
 import { z } from 'zod';
-import type { Manifest } from '../../model/index.js';
+import { apiGroup, type Manifest } from '../../model/index.js';
 
 export const KUSTOMIZE_GROUP = 'kustomize.toolkit.fluxcd.io';
 export const HELM_GROUP = 'helm.toolkit.fluxcd.io';
@@ -108,9 +108,10 @@ export const SOURCE_KINDS = [
 /** Every Flux source kind fluxlens records, including the Helm ones. */
 export const ALL_SOURCE_KINDS = [...SOURCE_KINDS, 'HelmRepository', 'HelmChart'] as const;
 
+/** The API group; an apiVersion without a slash is a version of the core group. */
 function groupOf(manifest: Manifest): string {
   const apiVersion = manifest['apiVersion'];
-  return typeof apiVersion === 'string' ? (apiVersion.split('/')[0] ?? '') : '';
+  return typeof apiVersion === 'string' ? apiGroup(apiVersion) : '';
 }
 
 export function isFluxKustomization(manifest: Manifest): boolean {

@@ -17,7 +17,6 @@ export {
   at,
   deepEqual,
   isKind,
-  isObj,
   listAt,
   manifestIs,
   objAt,
@@ -35,6 +34,5 @@ export {
   describe,
   listSome,
   objectSubject,
-  plural,
   producerSubject,
 } from './subject.js';

@@ -1,17 +1,13 @@
 /** Tolerant reads of raw manifests: rendered objects are untyped, and rules must not throw on odd input. */
-import { apiGroup, objectMeta, type Manifest } from '../../model/index.js';
+import { apiGroup, isRecord, objectMeta, type Manifest } from '../../model/index.js';
 
 export type Obj = Record<string, unknown>;
-
-export function isObj(value: unknown): value is Obj {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** The value at a path of object keys, or undefined when any step is missing. */
 export function at(value: unknown, ...path: string[]): unknown {
   let current = value;
   for (const key of path) {
-    if (!isObj(current)) return undefined;
+    if (!isRecord(current)) return undefined;
     current = current[key];
   }
   return current;
@@ -19,7 +15,7 @@ export function at(value: unknown, ...path: string[]): unknown {
 
 export function objAt(value: unknown, ...path: string[]): Obj | undefined {
   const found = at(value, ...path);
-  return isObj(found) ? found : undefined;
+  return isRecord(found) ? found : undefined;
 }
 
 export function listAt(value: unknown, ...path: string[]): unknown[] {
@@ -43,7 +39,7 @@ export function deepEqual(a: unknown, b: unknown): boolean {
     if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
     return a.every((item, i) => deepEqual(item, b[i]));
   }
-  if (!isObj(a) || !isObj(b)) return false;
+  if (!isRecord(a) || !isRecord(b)) return false;
   const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
   for (const key of keys) if (!deepEqual(a[key], b[key])) return false;
   return true;

@@ -1,6 +1,6 @@
 /** Pods inside the objects that carry a pod template, and the containers inside them. */
-import type { Manifest } from '../../model/index.js';
-import { isObj, listAt, objAt, manifestIs, strAt, type Obj } from './manifest.js';
+import { isRecord, type Manifest } from '../../model/index.js';
+import { listAt, objAt, manifestIs, strAt, type Obj } from './manifest.js';
 
 export const POD_CARRIERS = [
   'Deployment',
@@ -43,7 +43,7 @@ export function containers(spec: Obj): ContainerView[] {
   const out: ContainerView[] = [];
   for (const list of LISTS) {
     listAt(spec, list).forEach((container, index) => {
-      if (!isObj(container)) return;
+      if (!isRecord(container)) return;
       const name = strAt(container, 'name') ?? `#${index}`;
       out.push({ key: `${list}/${name}`, label: `${LIST_LABEL[list]} ${name}`, container });
     });

@@ -62,10 +62,6 @@ export function describe(r: Subject['resource']): string {
   return `${r.kind} ${r.namespace ? `${r.namespace}/` : ''}${r.name}`;
 }
 
-export function plural(count: number, one: string, many = `${one}s`): string {
-  return `${count} ${count === 1 ? one : many}`;
-}
-
 /** Up to `max` items joined for a message, then "and N more". */
 export function listSome(items: readonly string[], max = 3): string {
   const shown = items.slice(0, max).join(', ');

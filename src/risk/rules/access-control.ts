@@ -2,7 +2,7 @@
  * Access control: who may do what in the cluster. Pod Security admission levels, RBAC
  * grants and bindings, and network policies.
  */
-import { objectMeta, type Manifest } from '../../model/index.js';
+import { isRecord, objectMeta, type Manifest } from '../../model/index.js';
 import {
   type Draft,
   type Fact,
@@ -13,7 +13,6 @@ import {
   droppedBy,
   introducedBy,
   isKind,
-  isObj,
   listAt,
   listSome,
   rawPair,
@@ -63,7 +62,7 @@ function wildcardGrants(manifest: Manifest): Array<Fact & { what: string }> {
   if (!isKind(objectMeta(manifest), 'Role', 'ClusterRole')) return [];
   const out: Array<Fact & { what: string }> = [];
   for (const rule of listAt(manifest, 'rules')) {
-    if (!isObj(rule)) continue;
+    if (!isRecord(rule)) continue;
     const groups = Array.isArray(rule['apiGroups']) ? strings(rule['apiGroups']) : [''];
     for (const group of groups) {
       for (const resource of strings(rule['resources'])) {

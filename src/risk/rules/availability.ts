@@ -3,7 +3,13 @@
  * disruption budgets that go away or block every eviction, and producers that stop
  * rendering.
  */
-import { type Manifest, type ResourceChange, objectMeta, producerKey } from '../../model/index.js';
+import {
+  type Manifest,
+  type ResourceChange,
+  isRecord,
+  objectMeta,
+  producerKey,
+} from '../../model/index.js';
 import {
   type Draft,
   type RevisionView,
@@ -15,7 +21,6 @@ import {
   describe,
   introducedBy,
   isKind,
-  isObj,
   listAt,
   listSome,
   manifestIs,
@@ -51,7 +56,7 @@ function scaledToZero(ctx: RiskContext, change: ResourceChange): Draft[] {
 
 /** Whether a label selector (matchLabels and matchExpressions) selects these labels. */
 export function selects(selector: unknown, labels: Record<string, string>): boolean {
-  if (!isObj(selector)) return false;
+  if (!isRecord(selector)) return false;
   for (const [k, v] of Object.entries(objAt(selector, 'matchLabels') ?? {})) {
     if (labels[k] !== v) return false;
   }

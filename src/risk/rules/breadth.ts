@@ -1,11 +1,6 @@
 /** Breadth: changes so wide that reviewing them object by object stops being realistic. */
-import {
-  CLUSTER_KIND,
-  type Draft,
-  type RiskContext,
-  type RuleFamily,
-  plural,
-} from '../kit/index.js';
+import { plural } from '../../model/index.js';
+import { CLUSTER_KIND, type Draft, type RiskContext, type RuleFamily } from '../kit/index.js';
 
 export const WIDE_PRODUCERS = 10;
 export const WIDE_OBJECTS = 60;

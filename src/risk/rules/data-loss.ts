@@ -2,7 +2,13 @@
  * Data loss: objects whose deletion destroys data, whole producers going away, and
  * volume claims asked to shrink.
  */
-import { objectMeta, producerKey, type Manifest, type Producer } from '../../model/index.js';
+import {
+  objectMeta,
+  plural,
+  producerKey,
+  type Manifest,
+  type Producer,
+} from '../../model/index.js';
 import {
   type Draft,
   type KnownKind,
@@ -14,7 +20,6 @@ import {
   describe,
   isKind,
   parseQuantity,
-  plural,
   producerObject,
   producerSubject,
   rawPair,

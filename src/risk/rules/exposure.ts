@@ -2,7 +2,7 @@
  * Exposure: traffic from outside the cluster. Services that open node ports or load
  * balancers, and routes or ingresses moved onto a public gateway or class.
  */
-import { objectMeta, type Manifest } from '../../model/index.js';
+import { isRecord, objectMeta, type Manifest } from '../../model/index.js';
 import {
   type Draft,
   type Fact,
@@ -12,7 +12,6 @@ import {
   describe,
   introducedBy,
   isKind,
-  isObj,
   listAt,
   listSome,
   strAt,
@@ -46,7 +45,7 @@ function publicEntrances(policy: RiskContext['policy']) {
     const meta = objectMeta(manifest);
     if (isKind(meta, ...ROUTES)) {
       return listAt(manifest, 'spec', 'parentRefs')
-        .filter(isObj)
+        .filter(isRecord)
         .map((ref) => ({
           namespace: strAt(ref, 'namespace'),
           name: strAt(ref, 'name') ?? '',

@@ -2,7 +2,13 @@
  * Flux: changes to how Flux applies things rather than to what it applies. Suspension,
  * pruning, force, re-pointed Kustomizations and dependencies that disappear.
  */
-import { objectMeta, producerKey, type Manifest, type Producer } from '../../model/index.js';
+import {
+  objectMeta,
+  plural,
+  producerKey,
+  type Manifest,
+  type Producer,
+} from '../../model/index.js';
 import {
   type Draft,
   type RiskContext,
@@ -14,7 +20,6 @@ import {
   introducedBy,
   isKind,
   listSome,
-  plural,
   producerSubject,
   removalFate,
 } from '../kit/index.js';

@@ -2,7 +2,7 @@
  * Immutable fields: changes the API server rejects on update, so the apply wedges until
  * someone deletes the object (or Flux recreates it, when force is on).
  */
-import { type Manifest, type ResourceChange, objectMeta } from '../../model/index.js';
+import { type Manifest, type ResourceChange, isRecord, objectMeta } from '../../model/index.js';
 import {
   type Draft,
   type RiskContext,
@@ -12,7 +12,6 @@ import {
   deepEqual,
   describe,
   isKind,
-  isObj,
   listSome,
   producerManifest,
   rawPair,
@@ -46,8 +45,8 @@ function fixedSpecChanges(
   const before = at(base, 'spec');
   const after = at(head, 'spec');
   const keys = new Set([
-    ...Object.keys(isObj(before) ? before : {}),
-    ...Object.keys(isObj(after) ? after : {}),
+    ...Object.keys(isRecord(before) ? before : {}),
+    ...Object.keys(isRecord(after) ? after : {}),
   ]);
   return [...keys]
     .filter((key) => !mutable.has(key))
@@ -65,7 +64,7 @@ function changedAt(base: Manifest, head: Manifest, paths: readonly string[][]): 
 }
 
 function withDefaults(value: unknown, defaults: Record<string, unknown>): unknown {
-  return isObj(value) ? { ...defaults, ...value } : value;
+  return isRecord(value) ? { ...defaults, ...value } : value;
 }
 
 /** Service changes Kubernetes refuses: a pinned cluster IP moved, or a switch to or from ExternalName. */

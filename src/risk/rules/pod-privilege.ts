@@ -2,7 +2,7 @@
  * Pod privilege: what pods may do to the node they run on. Applies to every object with
  * a pod template, and to all of its containers (init and ephemeral too).
  */
-import type { Manifest } from '../../model/index.js';
+import { isRecord, type Manifest } from '../../model/index.js';
 import {
   type Draft,
   type Fact,
@@ -14,7 +14,6 @@ import {
   describe,
   droppedBy,
   introducedBy,
-  isObj,
   listAt,
   podSpec,
   rawPair,
@@ -99,7 +98,7 @@ function nonRootFacts(manifest: Manifest): Fact[] {
 
 function containerLabels(manifest: Manifest | undefined): Map<string, string> {
   const spec = manifest ? podSpec(manifest) : undefined;
-  return new Map(isObj(spec) ? containers(spec).map((c) => [c.key, c.label]) : []);
+  return new Map(isRecord(spec) ? containers(spec).map((c) => [c.key, c.label]) : []);
 }
 
 function check(ctx: RiskContext): Draft[] {

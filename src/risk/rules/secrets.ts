@@ -1,5 +1,5 @@
 /** Secrets in the clear: Secret values committed to the repository without SOPS encryption. */
-import type { Manifest, ResourceChange } from '../../model/index.js';
+import { isRecord, plural, type Manifest, type ResourceChange } from '../../model/index.js';
 import {
   type Draft,
   type RiskContext,
@@ -9,8 +9,6 @@ import {
   deepEqual,
   describe,
   isKind,
-  isObj,
-  plural,
   rawPair,
 } from '../kit/index.js';
 
@@ -27,7 +25,7 @@ function valueKeys(manifest: Manifest): number {
   const keys = new Set<string>();
   for (const field of ['data', 'stringData']) {
     const values = at(manifest, field);
-    if (isObj(values)) for (const key of Object.keys(values)) keys.add(key);
+    if (isRecord(values)) for (const key of Object.keys(values)) keys.add(key);
   }
   return keys.size;
 }

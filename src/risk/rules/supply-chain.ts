@@ -3,6 +3,7 @@
  * and image references that do not pin what they run.
  */
 import semver from 'semver';
+import { type ImageRef, parseImage } from '../../diff/index.js';
 import { type ResourceChange, objectMeta, producerKey, type Manifest } from '../../model/index.js';
 import {
   type Draft,
@@ -29,27 +30,15 @@ export function majorOf(version: string | undefined): number | undefined {
   return semver.coerce(version)?.major;
 }
 
-export interface ImageRef {
-  repository: string;
-  tag?: string;
-  digest?: string;
-}
-
-export function parseImage(image: string): ImageRef {
-  const at = image.indexOf('@');
-  const digest = at >= 0 ? image.slice(at + 1) : undefined;
-  const name = at >= 0 ? image.slice(0, at) : image;
-  const colon = name.lastIndexOf(':');
-  const hasTag = colon > name.lastIndexOf('/');
-  const ref: ImageRef = { repository: hasTag ? name.slice(0, colon) : name };
-  if (hasTag) ref.tag = name.slice(colon + 1);
-  if (digest) ref.digest = digest;
-  return ref;
-}
-
-/** docker.io/library/nginx, library/nginx and nginx are one repository. */
-function normalRepository(repository: string): string {
-  return repository.replace(/^(index\.)?docker\.io\//, '').replace(/^library\//, '');
+/**
+ * The repository as the manifest spells it (`nginx`, not parseImage's
+ * `docker.io/library/nginx`): messages name what the author wrote.
+ */
+function writtenRepository(image: string, ref: ImageRef): string {
+  let name = image.trim();
+  if (ref.digest !== undefined) name = name.slice(0, name.length - ref.digest.length - 1);
+  if (ref.tag !== undefined) name = name.slice(0, name.length - ref.tag.length - 1);
+  return name;
 }
 
 interface Bump {
@@ -121,12 +110,13 @@ function imageBumps(ctx: RiskContext, change: ResourceChange): Draft[] {
     if (!fromImage || !toImage) continue;
     const from = parseImage(fromImage);
     const to = parseImage(toImage);
-    if (normalRepository(from.repository) !== normalRepository(to.repository)) continue;
+    // parseImage spells Docker Hub out, so `nginx` and `docker.io/library/nginx` are one.
+    if (from.repository !== to.repository) continue;
     if (!majorChanged(from.tag, to.tag)) continue;
     drafts.push({
       rule: 'image-major-bump',
       subject,
-      message: `${describe(subject.resource)}: ${label} moves ${to.repository} from ${from.tag} to ${to.tag}, a new major version that may break compatibility.`,
+      message: `${describe(subject.resource)}: ${label} moves ${writtenRepository(toImage, to)} from ${from.tag} to ${to.tag}, a new major version that may break compatibility.`,
     });
   }
   return drafts;

@@ -143,6 +143,16 @@ clusters:
       'clusters.0.path: must be a folder inside the repository',
     ],
     [
+      'the filesystem root as a cluster path',
+      'clusters: [{name: a, path: /}]',
+      'clusters.0.path: must be a folder inside the repository',
+    ],
+    [
+      'a cluster path that climbs out through a folder',
+      'clusters: [{name: a, path: a/../../other}]',
+      'clusters.0.path: must be a folder inside the repository',
+    ],
+    [
       'an empty cluster name',
       'clusters: [{name: "", path: a}]',
       'clusters.0.name: must not be empty',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { majorOf, parseImage } from '../../../src/risk/rules/supply-chain.js';
+import { majorOf } from '../../../src/risk/rules/supply-chain.js';
 import {
   PODINFO,
   container,
@@ -76,6 +76,14 @@ describe('supply chain', () => {
       [],
     ],
     [
+      'flags a major image bump between two spellings of one Docker Hub repository',
+      {
+        base: [withImage('registry-1.docker.io/library/nginx:1.25.3@' + DIGEST)],
+        head: [withImage('nginx:2.0.0@' + DIGEST)],
+      },
+      ['image-major-bump'],
+    ],
+    [
       'stays quiet when the image moves to another repository',
       { base: [withImage('nginx:1.25@' + DIGEST)], head: [withImage('caddy:2.8@' + DIGEST)] },
       [],
@@ -149,10 +157,25 @@ describe('supply chain', () => {
   });
 
   it.each([
-    ['nginx', { repository: 'nginx' }],
-    ['registry:5000/team/app:1.0', { repository: 'registry:5000/team/app', tag: '1.0' }],
-    ['app@' + DIGEST, { repository: 'app', digest: DIGEST }],
-  ])('parses image %s', (image, ref) => {
-    expect(parseImage(image)).toEqual(ref);
-  });
+    ['nginx:1.25.3@' + DIGEST, 'nginx:2.0.0@' + DIGEST, 'moves nginx from 1.25.3 to 2.0.0'],
+    [
+      'nginx:1.25.3',
+      'docker.io/library/nginx:2.0.0',
+      'moves docker.io/library/nginx from 1.25.3 to 2.0.0',
+    ],
+    [
+      'registry:5000/team/app:1.0',
+      'registry:5000/team/app:2.0@' + DIGEST,
+      'moves registry:5000/team/app from 1.0 to 2.0',
+    ],
+  ])(
+    'names the repository of a major image bump as the manifest writes it (%s to %s)',
+    (from, to, words) => {
+      const [finding] = findingsOf(
+        { base: [withImage(from)], head: [withImage(to)] },
+        'image-major-bump',
+      );
+      expect(finding?.message).toContain(words);
+    },
+  );
 });
