@@ -7,7 +7,9 @@ export default tseslint.config(
   js.configs.recommended,
   {
     files: ['bin/**/*.js'],
-    languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
+    languageOptions: {
+      globals: { process: 'readonly', console: 'readonly', AbortController: 'readonly' },
+    },
   },
   ...tseslint.configs.recommended,
   {

@@ -1,15 +1,26 @@
 /**
  * The only reader of process.env. Every setting fluxlens takes from the environment is
- * declared, documented and validated here; tests pass their own env to loadConfig.
+ * declared, documented and validated here; tests pass their own env to loadConfig and
+ * loadServiceConfig. The README's configuration table is checked against these schemas.
  */
+import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { SetupError } from './errors.js';
 
 const positiveInt = (max: number) => z.coerce.number().int().min(1).max(max);
+const flag = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'])
+  .transform((v) => ['true', '1', 'yes', 'on'].includes(v));
+const httpUrl = z
+  .string()
+  .url()
+  .refine((u) => /^https?:\/\//.test(u), 'must be an http(s) URL')
+  .transform((u) => u.replace(/\/+$/, ''));
 
-const EnvSchema = z.object({
+/** What the CLI and the worker both read: tools, limits, the cache. */
+const RenderEnvSchema = z.object({
   /** Where scripts/install-tools puts pinned tools; searched before PATH. */
   FLUXLENS_TOOLS_DIR: z.string().min(1).optional(),
   /**
@@ -21,10 +32,101 @@ const EnvSchema = z.object({
   FLUXLENS_TOOL_TIMEOUT_SECONDS: positiveInt(3600).default(120),
   /** Cap on one tool run's output; a bigger render is an error rather than an OOM. */
   FLUXLENS_MAX_OUTPUT_MB: positiveInt(4096).default(64),
-  /** Content-addressed chart cache; shared by every render so one chart version is fetched once. */
+  /** Chart cache, git mirrors, scratch folders and (inline mode) results live under it. */
   FLUXLENS_CACHE_DIR: z.string().min(1).optional(),
   PATH: z.string().default(''),
 });
+
+/** Settings only the service (`fluxlens serve`, `fluxlens worker`) reads. */
+const ServiceEnvSchema = z.object({
+  /** Redis for the durable queue and results; unset runs an inline queue in `serve`. */
+  FLUXLENS_REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
+    .optional(),
+  /** Key prefix in Redis, so several installations can share one server. */
+  FLUXLENS_REDIS_PREFIX: z.string().min(1).max(64).default('fluxlens'),
+  /** HTTP port of `fluxlens serve`. */
+  FLUXLENS_PORT: positiveInt(65535).default(8080),
+  /** Address `fluxlens serve` listens on. */
+  FLUXLENS_HOST: z.string().min(1).default('0.0.0.0'),
+  /** The GitHub App's webhook secret; X-Hub-Signature-256 is checked against it. */
+  FLUXLENS_WEBHOOK_SECRET: z.string().min(1).optional(),
+  /** Accept unsigned webhooks. For local development only: anyone could trigger reviews. */
+  FLUXLENS_INSECURE_NO_WEBHOOK_SECRET: flag.default(false),
+  /** GitHub App id (or client id); with the private key, App mode (check runs). */
+  FLUXLENS_GITHUB_APP_ID: z.string().regex(/^\w+$/, 'must be an app id or client id').optional(),
+  /** The App's private key (PEM). */
+  FLUXLENS_GITHUB_PRIVATE_KEY: z.string().min(1).optional(),
+  /** A personal access token instead of an App: commit statuses instead of check runs. */
+  FLUXLENS_GITHUB_TOKEN: z.string().min(1).optional(),
+  /** REST API base; GitHub Enterprise Server: `https://HOST/api/v3`. */
+  FLUXLENS_GITHUB_API_URL: httpUrl.default('https://api.github.com'),
+  /** Base of clone URLs: `${url}/${owner}/${repo}.git`. */
+  FLUXLENS_GITHUB_GIT_URL: z
+    .string()
+    .regex(/^(https?|git):\/\/[^\s@]+$/, 'must be an http(s):// or git:// URL without credentials')
+    .transform((u) => u.replace(/\/+$/, ''))
+    .default('https://github.com'),
+  /** Bearer token of the re-render API and of report pages; the API is off without it. */
+  FLUXLENS_API_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  /** Where users reach `fluxlens serve`; comments link to the HTML report when set. */
+  FLUXLENS_PUBLIC_URL: httpUrl.optional(),
+  /** Key of the signed report links in comments; derived from the webhook secret when unset. */
+  FLUXLENS_REPORT_SIGNING_KEY: z.string().min(16, 'must be at least 16 characters').optional(),
+  /** How long a signed report link stays valid. */
+  FLUXLENS_REPORT_LINK_DAYS: positiveInt(365).default(30),
+  /** Render PRs from forks (their content is untrusted and their authors are not members). */
+  FLUXLENS_RENDER_FORKS: flag.default(false),
+  /** Render draft PRs too. */
+  FLUXLENS_RENDER_DRAFTS: flag.default(false),
+  /** Comma-separated `owner/repo` list; when set, every other repository is ignored. */
+  FLUXLENS_REPOSITORIES: z
+    .string()
+    .transform((v) =>
+      v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(z.string().regex(/^[\w.-]+\/[\w.-]+$/, 'entries must be owner/repo')))
+    .optional(),
+  /** When the sticky comment is written: always, only with rendered changes, or never. */
+  FLUXLENS_COMMENT: z.enum(['always', 'changes', 'never']).default('always'),
+  /** Reviews one worker runs at once; each also runs FLUXLENS_CONCURRENCY builds. */
+  FLUXLENS_WORKER_CONCURRENCY: positiveInt(64).default(2),
+  /**
+   * Seconds a worker's hold on a running review lasts without renewal: a worker that dies
+   * (SIGKILL, a lost node) has its review taken over by another this long after. Every
+   * worker of one queue must use the same value.
+   */
+  FLUXLENS_WORKER_LOCK_SECONDS: positiveInt(3600).default(30),
+  /** Seconds running reviews get to finish on SIGTERM before they go back to the queue. */
+  FLUXLENS_SHUTDOWN_GRACE_SECONDS: positiveInt(3600).default(60),
+  /** Seconds between resyncs of open PRs (recovers webhooks lost while down); 0 is off. */
+  FLUXLENS_RESYNC_INTERVAL_SECONDS: z.coerce.number().int().min(0).max(86_400).default(0),
+  /** Port of a `fluxlens worker` process's /metrics and /healthz; 0 turns them off. */
+  FLUXLENS_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9090),
+  /** pino level of the JSON logs. */
+  FLUXLENS_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
+});
+
+/** Secrets may come from a file (`NAME_FILE`, a mounted Kubernetes Secret) instead. */
+const FILE_VARIABLES = [
+  'FLUXLENS_WEBHOOK_SECRET',
+  'FLUXLENS_GITHUB_PRIVATE_KEY',
+  'FLUXLENS_GITHUB_TOKEN',
+  'FLUXLENS_API_TOKEN',
+  'FLUXLENS_REDIS_URL',
+  'FLUXLENS_REPORT_SIGNING_KEY',
+] as const;
+
+/** Every variable fluxlens reads, for the README's table and its test. */
+export const ENV_VARIABLES: readonly string[] = [
+  ...Object.keys(RenderEnvSchema.shape).filter((k) => k !== 'PATH'),
+  ...Object.keys(ServiceEnvSchema.shape),
+];
+export const SECRET_FILE_VARIABLES: readonly string[] = FILE_VARIABLES.map((v) => `${v}_FILE`);
 
 /** Variables a tool run may inherit; anything else (tokens, secrets) is kept from tools. */
 const TOOL_ENV_ALLOWLIST = ['HOME', 'TMPDIR', 'LANG', 'LC_ALL', 'TZ', 'USER'] as const;
@@ -37,23 +139,59 @@ export interface Config {
   concurrency: number;
   toolTimeoutMs: number;
   maxOutputBytes: number;
+  /** The root of everything fluxlens keeps on disk. */
+  cacheDir: string;
   chartCacheDir: string;
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env, cpuCount = 2): Config {
-  const parsed = EnvSchema.safeParse(env);
+export type GitHubAuthConfig =
+  | { kind: 'app'; appId: string; privateKey: string }
+  | { kind: 'token'; token: string };
+
+export interface ServiceConfig extends Config {
+  redisUrl: string | undefined;
+  redisPrefix: string;
+  port: number;
+  host: string;
+  webhookSecret: string | undefined;
+  insecureNoWebhookSecret: boolean;
+  github: { apiUrl: string; gitUrl: string; auth: GitHubAuthConfig | undefined };
+  apiToken: string | undefined;
+  publicUrl: string | undefined;
+  reportSigningKey: string | undefined;
+  reportLinkDays: number;
+  renderForks: boolean;
+  renderDrafts: boolean;
+  repositories: string[] | undefined;
+  comment: 'always' | 'changes' | 'never';
+  workerConcurrency: number;
+  workerLockMs: number;
+  shutdownGraceMs: number;
+  resyncIntervalMs: number;
+  metricsPort: number;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
+}
+
+function parse<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv): z.infer<S> {
+  const parsed = schema.safeParse(env);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
+    // The variable's name and what is wrong with it; never its value (it may be a secret).
     throw new SetupError(
       `invalid environment: ${issue?.path.join('.') ?? ''}: ${issue?.message ?? ''}`,
     );
   }
-  const e = parsed.data;
+  return parsed.data;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, cpuCount = 2): Config {
+  const e = parse(RenderEnvSchema, env);
   const toolEnv: Record<string, string> = {};
   for (const key of TOOL_ENV_ALLOWLIST) {
     const value = env[key];
     if (value !== undefined) toolEnv[key] = value;
   }
+  const cacheDir = e.FLUXLENS_CACHE_DIR ?? join(homedir(), '.fluxlens', 'cache');
   return {
     toolsBinDir: join(e.FLUXLENS_TOOLS_DIR ?? join(homedir(), '.fluxlens', 'tools'), 'bin'),
     path: e.PATH,
@@ -61,6 +199,108 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cpuCount = 2): 
     concurrency: e.FLUXLENS_CONCURRENCY ?? Math.max(1, cpuCount),
     toolTimeoutMs: e.FLUXLENS_TOOL_TIMEOUT_SECONDS * 1000,
     maxOutputBytes: e.FLUXLENS_MAX_OUTPUT_MB * 1024 * 1024,
-    chartCacheDir: join(e.FLUXLENS_CACHE_DIR ?? join(homedir(), '.fluxlens', 'cache'), 'charts'),
+    cacheDir,
+    chartCacheDir: join(cacheDir, 'charts'),
   };
+}
+
+/**
+ * The service's settings, checked together: an invalid value, a missing webhook secret (the
+ * server's), no Redis (a worker's) or a half-configured GitHub App stops startup with a
+ * message naming the variable.
+ */
+export function loadServiceConfig(
+  role: 'server' | 'worker',
+  env: NodeJS.ProcessEnv = process.env,
+  options: { cpuCount?: number; readFile?: (path: string) => string } = {},
+): ServiceConfig {
+  const base = loadConfig(env, options.cpuCount);
+  const readFile = options.readFile ?? ((path: string) => readFileSync(path, 'utf8'));
+  const e = parse(ServiceEnvSchema, withSecretFiles(env, readFile));
+  if (role === 'worker' && e.FLUXLENS_REDIS_URL === undefined) {
+    throw new SetupError(
+      'invalid environment: FLUXLENS_REDIS_URL is required: fluxlens worker takes its jobs from Redis (without Redis, fluxlens serve reviews in its own process)',
+    );
+  }
+  if (
+    role === 'server' &&
+    e.FLUXLENS_WEBHOOK_SECRET === undefined &&
+    !e.FLUXLENS_INSECURE_NO_WEBHOOK_SECRET
+  ) {
+    throw new SetupError(
+      'invalid environment: FLUXLENS_WEBHOOK_SECRET is required (FLUXLENS_INSECURE_NO_WEBHOOK_SECRET=true accepts unsigned webhooks, for local development only)',
+    );
+  }
+  return {
+    ...base,
+    redisUrl: e.FLUXLENS_REDIS_URL,
+    redisPrefix: e.FLUXLENS_REDIS_PREFIX,
+    port: e.FLUXLENS_PORT,
+    host: e.FLUXLENS_HOST,
+    webhookSecret: e.FLUXLENS_WEBHOOK_SECRET,
+    insecureNoWebhookSecret: e.FLUXLENS_INSECURE_NO_WEBHOOK_SECRET,
+    github: {
+      apiUrl: e.FLUXLENS_GITHUB_API_URL,
+      gitUrl: e.FLUXLENS_GITHUB_GIT_URL,
+      auth: githubAuth(e),
+    },
+    apiToken: e.FLUXLENS_API_TOKEN,
+    publicUrl: e.FLUXLENS_PUBLIC_URL,
+    reportSigningKey: e.FLUXLENS_REPORT_SIGNING_KEY,
+    reportLinkDays: e.FLUXLENS_REPORT_LINK_DAYS,
+    renderForks: e.FLUXLENS_RENDER_FORKS,
+    renderDrafts: e.FLUXLENS_RENDER_DRAFTS,
+    repositories: e.FLUXLENS_REPOSITORIES,
+    comment: e.FLUXLENS_COMMENT,
+    workerConcurrency: e.FLUXLENS_WORKER_CONCURRENCY,
+    workerLockMs: e.FLUXLENS_WORKER_LOCK_SECONDS * 1000,
+    shutdownGraceMs: e.FLUXLENS_SHUTDOWN_GRACE_SECONDS * 1000,
+    resyncIntervalMs: e.FLUXLENS_RESYNC_INTERVAL_SECONDS * 1000,
+    metricsPort: e.FLUXLENS_METRICS_PORT,
+    logLevel: e.FLUXLENS_LOG_LEVEL,
+  };
+}
+
+function githubAuth(e: z.infer<typeof ServiceEnvSchema>): GitHubAuthConfig | undefined {
+  const appId = e.FLUXLENS_GITHUB_APP_ID;
+  const key = e.FLUXLENS_GITHUB_PRIVATE_KEY;
+  if ((appId === undefined) !== (key === undefined)) {
+    throw new SetupError(
+      'invalid environment: FLUXLENS_GITHUB_APP_ID and FLUXLENS_GITHUB_PRIVATE_KEY go together',
+    );
+  }
+  if (appId !== undefined && key !== undefined) {
+    if (e.FLUXLENS_GITHUB_TOKEN !== undefined) {
+      throw new SetupError(
+        'invalid environment: set either FLUXLENS_GITHUB_APP_ID with FLUXLENS_GITHUB_PRIVATE_KEY, or FLUXLENS_GITHUB_TOKEN, not both',
+      );
+    }
+    // A key pasted into one line of an env file keeps its line breaks as `\n`.
+    return { kind: 'app', appId, privateKey: key.replace(/\\n/g, '\n') };
+  }
+  return e.FLUXLENS_GITHUB_TOKEN === undefined
+    ? undefined
+    : { kind: 'token', token: e.FLUXLENS_GITHUB_TOKEN };
+}
+
+/** `NAME_FILE` read into `NAME` (one trailing newline dropped); both set is an error. */
+function withSecretFiles(
+  env: NodeJS.ProcessEnv,
+  readFile: (path: string) => string,
+): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = { ...env };
+  for (const name of FILE_VARIABLES) {
+    const file = env[`${name}_FILE`];
+    if (file === undefined || file === '') continue;
+    if (env[name] !== undefined) {
+      throw new SetupError(`invalid environment: set ${name} or ${name}_FILE, not both`);
+    }
+    try {
+      out[name] = readFile(file).replace(/\r?\n$/, '');
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? 'unreadable';
+      throw new SetupError(`invalid environment: ${name}_FILE: cannot read ${file} (${code})`);
+    }
+  }
+  return out;
 }

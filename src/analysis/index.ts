@@ -13,3 +13,6 @@ export {
   type AnalysisRequest,
 } from './request.js';
 export { Stopwatch } from './stopwatch.js';
+// The types a caller of analyze names, so it needs no other folder for them.
+export type { RenderMachine } from '../render/index.js';
+export type { FailOn } from '../risk/index.js';

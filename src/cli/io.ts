@@ -7,4 +7,6 @@ export interface CliIO {
   /** Whether stdout is a terminal (coloured text reports); false when absent. */
   stdoutIsTTY?: boolean;
   env: NodeJS.ProcessEnv;
+  /** Aborts when the process is asked to stop (SIGTERM, SIGINT); long-running commands wait on it. */
+  shutdown?: AbortSignal;
 }

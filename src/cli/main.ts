@@ -6,9 +6,24 @@ import { classify, errorMessage, RevisionError, UsageError } from '../errors.js'
 import { diffCommand } from './diff-command.js';
 import type { CliIO } from './io.js';
 import { renderCommand } from './render-command.js';
+import { serveCommand } from './serve-command.js';
 import { USAGE } from './usage.js';
 
 export type { CliIO } from './io.js';
+
+let processShutdown: AbortController | undefined;
+
+/** Aborted on the first SIGTERM or SIGINT; listeners are added only when a command asks. */
+function shutdownOnSignals(): AbortSignal {
+  if (processShutdown === undefined) {
+    const controller = new AbortController();
+    processShutdown = controller;
+    for (const name of ['SIGTERM', 'SIGINT'] as const) {
+      process.once(name, () => controller.abort(new Error(`received ${name}`)));
+    }
+  }
+  return processShutdown.signal;
+}
 
 const defaultIO: CliIO = {
   stdout: (t) => process.stdout.write(t),
@@ -16,6 +31,9 @@ const defaultIO: CliIO = {
   isTTY: process.stderr.isTTY === true,
   stdoutIsTTY: process.stdout.isTTY === true,
   env: process.env,
+  get shutdown() {
+    return shutdownOnSignals();
+  },
 };
 
 export async function main(argv: string[], io: CliIO = defaultIO): Promise<number> {
@@ -27,6 +45,7 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
     }
     if (command === 'render') return await renderCommand(rest, io);
     if (command === 'diff') return await diffCommand(rest, io);
+    if (command === 'serve') return await serveCommand(rest, io);
     throw new UsageError(`unknown command '${command}' (see fluxlens --help)`);
   } catch (err) {
     io.stderr(`fluxlens: ${errorMessage(err)}${advice(err)}\n`);

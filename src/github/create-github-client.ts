@@ -16,7 +16,13 @@ import {
 } from './build-octokit.js';
 import { createGitHubWriter } from './create-github-writer.js';
 import { GitHubError, toGitHubError } from './github-error.js';
-import { AppSchema, InstallationsSchema, TokenSchema, UserSchema } from './schemas.js';
+import {
+  AppSchema,
+  InstallationSchema,
+  InstallationsSchema,
+  TokenSchema,
+  UserSchema,
+} from './schemas.js';
 import type { GitHubWriter } from './types.js';
 
 export interface GitHubClientOptions {
@@ -41,6 +47,8 @@ export interface GitHubClient {
   verifyCredentials(): Promise<string>;
   /** The App's installations (for the periodic resync); token mode has none of its own. */
   listInstallations(): Promise<number[]>;
+  /** The installation that covers a repository (App mode); undefined in token mode. */
+  installationFor(repo: { owner: string; repo: string }): Promise<number | undefined>;
 }
 
 /** Octokits kept for installations; the least recently used goes first. */
@@ -138,6 +146,18 @@ export function createGitHubClient(options: GitHubClientOptions): GitHubClient {
       try {
         const octokit = octokitFor(requireInstallation(installationId));
         return TokenSchema.parse(await octokit.auth({ type: 'installation' })).token;
+      } catch (err) {
+        throw toGitHubError(err, secrets);
+      }
+    },
+    async installationFor({ owner, repo }) {
+      if (auth.kind === 'token') return undefined;
+      try {
+        const { data } = await octokitFor().request('GET /repos/{owner}/{repo}/installation', {
+          owner,
+          repo,
+        });
+        return InstallationSchema.parse(data).id;
       } catch (err) {
         throw toGitHubError(err, secrets);
       }

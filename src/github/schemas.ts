@@ -53,5 +53,8 @@ export const InstallationRepoSchema = z.object({
   archived: z.boolean().optional(),
 });
 
-/** GET /app/installations: only the ids are used. */
-export const InstallationsSchema = z.array(z.object({ id: z.number().int().positive() }));
+/** An installation as GET /repos/{owner}/{repo}/installation answers; only its id is used. */
+export const InstallationSchema = z.object({ id: z.number().int().positive() });
+
+/** GET /app/installations. */
+export const InstallationsSchema = z.array(InstallationSchema);

@@ -6,5 +6,6 @@
 export { annotationBatches, renderCheckRun, type CheckRunOutput } from './check-run.js';
 export { renderHtml } from './html.js';
 export { renderJson } from './json.js';
-export { renderMarkdown } from './markdown.js';
+export { MARKDOWN_MAX_CHARS, renderMarkdown } from './markdown.js';
 export { renderText } from './text.js';
+export { parseAnalysisResult } from './parse-result.js';

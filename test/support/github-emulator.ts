@@ -68,6 +68,7 @@ export interface GitHubEmulator {
   /** Recorded requests, optionally only those matching method and path pattern. */
   requests(method?: string, pattern?: string | RegExp): RecordedRequest[];
   seedInstallation(installation: { id: number; account?: string; repositories: string[] }): void;
+  /** Adds a pull, or replaces the one with the same repository and number. */
   seedPull(pull: PullSeed): void;
   /** A comment by someone (a person or another bot); returns its id. */
   seedComment(comment: SeedComment): number;
@@ -259,7 +260,14 @@ export async function startGitHubEmulator(
       const owner = account ?? repositories[0]?.split('/')[0] ?? 'org';
       state.installations.push({ id, account: owner, repositories });
     },
-    seedPull: (pull) => void state.pulls.push(pullFromSeed(pull)),
+    seedPull: (pull) => {
+      // A pull seeded again (a new head pushed) replaces the one it was.
+      const seeded = pullFromSeed(pull);
+      state.pulls = state.pulls.filter(
+        (p) => !(p.owner === seeded.owner && p.repo === seeded.repo && p.number === seeded.number),
+      );
+      state.pulls.push(seeded);
+    },
     seedComment: ({ authorType, ...comment }) => {
       const now = new Date().toISOString();
       const id = ++lastId;

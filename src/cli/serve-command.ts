@@ -1,0 +1,145 @@
+/**
+ * `fluxlens serve`: the webhook server. With FLUXLENS_REDIS_URL it only takes deliveries
+ * in and `fluxlens worker` processes review them; without, an inline queue and worker run
+ * in this process with the same semantics. It wires and waits; the parts live below.
+ */
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { loadServiceConfig, type ServiceConfig } from '../config.js';
+import { checkCredentials, githubFromConfig, type GitHubClient } from '../github/index.js';
+import { createLogger, type Logger } from '../logger.js';
+import {
+  createInlineQueue,
+  createRedisQueue,
+  queueDefaults,
+  type DeliveryLedger,
+  type JobQueue,
+  type ResultStore,
+} from '../queue/index.js';
+import { parseAnalysisResult, renderHtml } from '../report/index.js';
+import {
+  acknowledgeCommand,
+  createReviewMetrics,
+  createReviewProcessor,
+  reportSigningKey,
+  reportSkipped,
+} from '../review/index.js';
+import { buildServer, createMetricsRegistry, startResync } from '../server/index.js';
+import { parseFlags } from './flags.js';
+import type { CliIO } from './io.js';
+import { USAGE } from './usage.js';
+
+interface Intake {
+  queue: JobQueue;
+  deliveries: DeliveryLedger;
+  results: ResultStore;
+  close(): Promise<void>;
+}
+
+export async function serveCommand(args: string[], io: CliIO): Promise<number> {
+  if (parseFlags(args, { help: { type: 'boolean', short: 'h', default: false } }).help) {
+    io.stdout(USAGE);
+    return 0;
+  }
+  const config = loadServiceConfig('server', io.env, { cpuCount: availableParallelism() });
+  const logger = createLogger({ level: config.logLevel });
+  const github = githubFromConfig(config, logger);
+  void checkCredentials(github, logger);
+  const registry = createMetricsRegistry({ processMetrics: true });
+  const intake = config.redisUrl
+    ? redisIntake(config, config.redisUrl, logger)
+    : inlineIntake(config, logger, github, registry);
+  const mode = config.github.auth?.kind === 'token' ? 'token' : 'app';
+  const app = buildServer({
+    logger,
+    ...intake,
+    ...(config.webhookSecret !== undefined ? { webhookSecret: config.webhookSecret } : {}),
+    insecureNoWebhookSecret: config.insecureNoWebhookSecret,
+    ...(config.apiToken !== undefined ? { apiToken: config.apiToken } : {}),
+    ...optional('reportSigningKey', reportSigningKey(config)),
+    ...optional('publicUrl', config.publicUrl),
+    renderDrafts: config.renderDrafts,
+    renderForks: config.renderForks,
+    ...optional('repositoryAllowlist', config.repositories),
+    ...(config.github.auth?.kind === 'app' ? { appId: Number(config.github.auth.appId) } : {}),
+    metrics: registry,
+    renderReportHtml: (json) => renderHtml(parseAnalysisResult(json)),
+    skipCheck: (info) => reportSkipped(github, { mode, comment: config.comment }, info),
+    react: (info) => acknowledgeCommand(github, info),
+  });
+  await app.listen({ port: config.port, host: config.host });
+  const resync =
+    config.resyncIntervalMs > 0
+      ? startResync(
+          {
+            github,
+            queue: intake.queue,
+            results: intake.results,
+            logger,
+            renderDrafts: config.renderDrafts,
+            renderForks: config.renderForks,
+            ...optional(
+              'repositories',
+              config.repositories?.map((r) => r.toLowerCase()),
+            ),
+          },
+          config.resyncIntervalMs,
+        )
+      : undefined;
+  await waitFor(io.shutdown);
+  logger.info({}, 'shutting down');
+  resync?.stop();
+  await app.close();
+  await intake.close();
+  return 0;
+}
+
+function redisIntake(config: ServiceConfig, url: string, logger: Logger): Intake {
+  const queue = createRedisQueue({ connection: url, prefix: config.redisPrefix, logger });
+  logger.info({ queue: 'redis' }, 'reviews are queued in Redis for fluxlens worker processes');
+  return { queue, deliveries: queue, results: queue.results, close: () => queue.close() };
+}
+
+function inlineIntake(
+  config: ServiceConfig,
+  logger: Logger,
+  github: GitHubClient,
+  registry: ReturnType<typeof createMetricsRegistry>,
+): Intake {
+  const queue = createInlineQueue({
+    concurrency: config.workerConcurrency,
+    graceMs: config.shutdownGraceMs,
+    resultDir: join(config.cacheDir, 'results'),
+    logger,
+  });
+  queue.startWorker({
+    concurrency: config.workerConcurrency,
+    graceMs: config.shutdownGraceMs,
+    logger,
+    processor: createReviewProcessor({
+      config,
+      github,
+      results: queue.results,
+      logger,
+      metrics: createReviewMetrics(registry),
+      attempts: queueDefaults.attempts,
+    }),
+  });
+  logger.info(
+    { queue: 'inline' },
+    'FLUXLENS_REDIS_URL is not set: reviews run in this process on an inline queue',
+  );
+  return { queue, deliveries: queue, results: queue.results, close: () => queue.close() };
+}
+
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+}
+
+function waitFor(signal: AbortSignal | undefined): Promise<void> {
+  if (signal === undefined) return new Promise(() => {});
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) =>
+    signal.addEventListener('abort', () => resolve(), { once: true }),
+  );
+}

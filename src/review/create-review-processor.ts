@@ -1,0 +1,72 @@
+/**
+ * From the service's settings to the job processor both queues run: the same review for
+ * `fluxlens serve` with its inline queue and for `fluxlens worker` on Redis.
+ */
+import { createHash } from 'node:crypto';
+import type { ServiceConfig } from '../config.js';
+import type { JobProcessor, ResultStore } from '../queue/index.js';
+import { createToolRunner } from '../tool-runner.js';
+import { reviewPullRequest } from './review-pull-request.js';
+import type { ReviewGitHub, ReviewLogger, ReviewMetrics, ReviewSettings } from './types.js';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export interface ReviewProcessorDeps {
+  config: ServiceConfig;
+  github: ReviewGitHub;
+  results: ResultStore;
+  logger: ReviewLogger;
+  metrics?: ReviewMetrics;
+  /** The attempts the queue makes (its configuration); the last one reports failures. */
+  attempts: number;
+}
+
+export function createReviewProcessor(deps: ReviewProcessorDeps): JobProcessor {
+  const { config } = deps;
+  const runner = createToolRunner(config);
+  const settings = reviewSettings(config, deps.attempts);
+  return (job, ctx) =>
+    reviewPullRequest(job, ctx, {
+      github: deps.github,
+      runner,
+      machine: config,
+      results: deps.results,
+      settings,
+      logger: deps.logger,
+      ...(deps.metrics ? { metrics: deps.metrics } : {}),
+    });
+}
+
+function reviewSettings(config: ServiceConfig, attempts: number): ReviewSettings {
+  const signingKey = reportSigningKey(config);
+  return {
+    mode: config.github.auth?.kind === 'token' ? 'token' : 'app',
+    comment: config.comment,
+    renderForks: config.renderForks,
+    gitUrl: config.github.gitUrl,
+    cacheDir: config.cacheDir,
+    attempts,
+    ...(config.publicUrl !== undefined && signingKey !== undefined
+      ? {
+          reportLink: {
+            publicUrl: config.publicUrl,
+            signingKey,
+            validForMs: config.reportLinkDays * DAY_MS,
+          },
+        }
+      : {}),
+  };
+}
+
+/**
+ * The key of signed report links: the configured one, else one derived from the webhook
+ * secret (so one secret is enough), never the secret itself.
+ */
+export function reportSigningKey(config: ServiceConfig): string | undefined {
+  if (config.reportSigningKey !== undefined) return config.reportSigningKey;
+  if (config.webhookSecret === undefined) return undefined;
+  return createHash('sha256')
+    .update('fluxlens report links\0')
+    .update(config.webhookSecret)
+    .digest('hex');
+}

@@ -1,0 +1,19 @@
+/**
+ * review/ runs one queued review end to end: fetch, analyze, report, publish. It decides in
+ * one place whether a failure is retried, given up and reported, or dropped as cancelled.
+ * It must not parse webhooks, read the environment or know which queue runs it.
+ */
+export { COMMENT_MARKER, CHECK_RUN_NAME } from './publish.js';
+export { reviewPullRequest } from './review-pull-request.js';
+export type {
+  ReviewDeps,
+  ReviewGitHub,
+  ReviewLogger,
+  ReviewMetrics,
+  ReviewSettings,
+  ReviewStage,
+} from './types.js';
+export { createReviewProcessor, reportSigningKey } from './create-review-processor.js';
+export type { ReviewProcessorDeps } from './create-review-processor.js';
+export { createReviewMetrics } from './review-metrics.js';
+export { acknowledgeCommand, reportSkipped } from './report-skipped.js';

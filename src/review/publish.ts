@@ -1,0 +1,99 @@
+/**
+ * Writing a review back: the check run (App) or commit status (token), and the sticky
+ * comment. Every write is an upsert, so a retried job lands once.
+ */
+import type { CheckRunConclusion } from '../github/index.js';
+import type { AnalysisResult } from '../model/index.js';
+import { MARKDOWN_MAX_CHARS, renderCheckRun, renderMarkdown } from '../report/index.js';
+import type { FailOn } from '../analysis/index.js';
+import type { Target } from './types.js';
+
+export const CHECK_RUN_NAME = 'fluxlens';
+/** Hidden in the comment body; with our own authorship it finds the sticky comment. */
+export const COMMENT_MARKER = '<!-- fluxlens:review -->';
+const STATUS_CONTEXT = 'fluxlens';
+
+export async function publishStarted(target: Target): Promise<void> {
+  const { writer, pull, headSha, settings } = target;
+  const repo = { owner: pull.owner, repo: pull.repo };
+  if (settings.mode === 'app') {
+    await writer.ensureCheckRun({ ...repo, headSha, name: CHECK_RUN_NAME, status: 'in_progress' });
+  } else {
+    await writer.ensureStatus({
+      ...repo,
+      sha: headSha,
+      state: 'pending',
+      description: 'Rendering the base and the head',
+      context: STATUS_CONTEXT,
+    });
+  }
+}
+
+/** The analysis on the PR: check run or status from the gate, then the comment. */
+export async function publishResult(
+  target: Target,
+  result: AnalysisResult,
+  failOn: FailOn,
+): Promise<void> {
+  const run = renderCheckRun(result, failOn);
+  await publishConclusion(target, run.conclusion, {
+    title: run.title,
+    summary: run.summary,
+    text: run.text,
+    annotations: run.annotations,
+    ...(result.reportUrl !== undefined ? { detailsUrl: result.reportUrl } : {}),
+  });
+  const { writer, pull, settings } = target;
+  const comment = {
+    owner: pull.owner,
+    repo: pull.repo,
+    issueNumber: pull.pullNumber,
+    marker: COMMENT_MARKER,
+  };
+  if (settings.comment === 'never') return;
+  const worthSaying = result.changes.length > 0 || result.errors.length > 0;
+  // In 'changes' mode a comment already written is still kept current when changes go away.
+  if (settings.comment === 'changes' && !worthSaying) {
+    if ((await writer.findComment(comment)) === undefined) return;
+  }
+  // The marker goes in front of the body: the report leaves room for it within GitHub's limit.
+  const body = renderMarkdown(result, { maxChars: MARKDOWN_MAX_CHARS - COMMENT_MARKER.length - 1 });
+  await writer.ensureComment({ ...comment, body: `${COMMENT_MARKER}\n${body}` });
+}
+
+/** A review that ended without an analysis: the check says so, and why. */
+export async function publishConclusion(
+  target: Target,
+  conclusion: CheckRunConclusion,
+  output: {
+    title: string;
+    summary: string;
+    text?: string;
+    annotations?: ReturnType<typeof renderCheckRun>['annotations'];
+    detailsUrl?: string;
+  },
+): Promise<void> {
+  const { writer, pull, headSha, settings } = target;
+  const repo = { owner: pull.owner, repo: pull.repo };
+  const { detailsUrl, ...checkOutput } = output;
+  if (settings.mode === 'app') {
+    await writer.ensureCheckRun({
+      ...repo,
+      headSha,
+      name: CHECK_RUN_NAME,
+      status: 'completed',
+      conclusion,
+      output: checkOutput,
+      ...(detailsUrl !== undefined ? { detailsUrl } : {}),
+    });
+    return;
+  }
+  await writer.ensureStatus({
+    ...repo,
+    sha: headSha,
+    state: conclusion === 'failure' ? 'failure' : 'success',
+    description: output.title,
+    context: STATUS_CONTEXT,
+    ...(detailsUrl !== undefined ? { targetUrl: detailsUrl } : {}),
+  });
+}

@@ -1,0 +1,24 @@
+/** The worker's Prometheus metrics, on the registry it is given (never the global one). */
+import { Counter, Histogram, type Registry } from 'prom-client';
+import type { ReviewMetrics, ReviewStage } from './types.js';
+
+const BUCKETS_SECONDS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
+
+export function createReviewMetrics(registry: Registry): ReviewMetrics {
+  const durations = new Histogram({
+    name: 'fluxlens_review_stage_duration_seconds',
+    help: 'Duration of each stage of a review: fetch, render-base, render-head, diff, publish, total.',
+    labelNames: ['stage'],
+    buckets: BUCKETS_SECONDS,
+    registers: [registry],
+  });
+  const renderErrors = new Counter({
+    name: 'fluxlens_render_errors_total',
+    help: 'Producers that failed to render at the head of a reviewed pull request.',
+    registers: [registry],
+  });
+  return {
+    stage: (stage: ReviewStage, ms: number) => durations.observe({ stage }, ms / 1000),
+    renderErrors: (count: number) => renderErrors.inc(count),
+  };
+}

@@ -1,0 +1,151 @@
+/**
+ * One review of one PR, as the worker runs it: fetch the PR's refs into the mirror, run the
+ * same analysis as the CLI, and publish it, unless a newer job made this one stale.
+ */
+import { analyze, parseAnalysisRequest, type AnalysisOutcome } from '../analysis/index.js';
+import { ensureMirror, resolveRevision } from '../git/index.js';
+import type { GitHubWriter } from '../github/index.js';
+import type { JobContext, ReviewJob } from '../queue/index.js';
+import { signReportUrl } from '../report-link.js';
+import { reportSkipped } from './report-skipped.js';
+import { settleFailure } from './settle-failure.js';
+import { publishConclusion, publishResult, publishStarted } from './publish.js';
+import type { ReviewDeps, ReviewStage, Run, Target } from './types.js';
+
+/** Resolves when the review is published (or skipped); throws for the queue to retry or drop. */
+export async function reviewPullRequest(
+  job: ReviewJob,
+  ctx: JobContext,
+  deps: ReviewDeps,
+): Promise<void> {
+  const run: Run = { job, ctx, deps, log: { jobId: ctx.jobId, ...job.pull, attempt: ctx.attempt } };
+  try {
+    await review(run);
+  } catch (err) {
+    await settleFailure(err, run);
+  }
+}
+
+async function review(run: Run): Promise<void> {
+  const { job, ctx, deps } = run;
+  const now = deps.now ?? (() => performance.now());
+  const started = now();
+  // An API call names only the repository: its installation is looked up.
+  const installationId =
+    job.installationId ??
+    (deps.settings.mode === 'app' ? await deps.github.installationFor(job.pull) : undefined);
+  const writer = deps.github.forInstallation(installationId);
+  const head = await pullHead(job, writer);
+  const target: Target = { writer, pull: job.pull, headSha: head.headSha, settings: deps.settings };
+  Object.assign(run, { target, log: { ...run.log, headSha: head.headSha } });
+  if (head.fromFork && !deps.settings.renderForks) {
+    await reportSkipped(deps.github, deps.settings, {
+      pull: job.pull,
+      headSha: head.headSha,
+      reason: 'fork',
+      installationId,
+    });
+    return;
+  }
+  await publishStarted(target);
+  const outcome = await analyzeHead({ ...job, installationId }, ctx, deps, head, now);
+  // A newer head or a closed PR took over while this one ran: it must not publish.
+  if (ctx.signal.aborted || !(await ctx.isCurrent())) return;
+  if (outcome === 'head-gone') {
+    await publishConclusion(target, 'neutral', {
+      title: 'Not reviewed: this commit is no longer the head of the pull request',
+      summary: 'The pull request was force-pushed; its new head gets a review of its own.',
+    });
+    return;
+  }
+  const publishStart = now();
+  const result = withReportLink(outcome.result, job, deps);
+  await publishResult(target, result, outcome.failOn);
+  await deps.results.put(job.pull, head.headSha, JSON.stringify(result));
+  deps.metrics?.stage('publish', now() - publishStart);
+  deps.metrics?.stage('total', now() - started);
+  deps.metrics?.renderErrors(result.errors.filter((e) => e.side === 'head').length);
+  deps.logger.info({ ...run.log, verdict: result.verdict.level }, 'review published');
+}
+
+interface PullHead {
+  headSha: string;
+  baseRef: string;
+  fromFork: boolean;
+}
+
+/** The head and base the event named, or (comment command, API) the PR's as it is now. */
+async function pullHead(job: ReviewJob, writer: GitHubWriter): Promise<PullHead> {
+  if (job.headSha !== undefined && job.baseRef !== undefined) {
+    return { headSha: job.headSha, baseRef: job.baseRef, fromFork: false };
+  }
+  const pull = await writer.getPull({ ...job.pull });
+  return { headSha: pull.headSha, baseRef: pull.baseRef, fromFork: pull.fromFork };
+}
+
+async function analyzeHead(
+  job: Pick<ReviewJob, 'pull'> & { installationId: number | undefined },
+  ctx: JobContext,
+  deps: ReviewDeps,
+  head: PullHead,
+  now: () => number,
+): Promise<AnalysisOutcome | 'head-gone'> {
+  const { settings } = deps;
+  const fetchStart = now();
+  const token = await deps.github.installationToken(job.installationId);
+  const mirror = await ensureMirror(deps.runner, {
+    cacheDir: settings.cacheDir,
+    gitUrl: settings.gitUrl,
+    owner: job.pull.owner,
+    repo: job.pull.repo,
+    token,
+    baseRef: head.baseRef,
+    pullNumber: job.pull.pullNumber,
+    signal: ctx.signal,
+    timeoutMs: deps.machine.toolTimeoutMs,
+  });
+  deps.metrics?.stage('fetch', now() - fetchStart);
+  if (mirror.headSha !== head.headSha) {
+    const known = await resolveRevision(deps.runner, mirror.repoDir, head.headSha).then(
+      () => true,
+      () => false,
+    );
+    if (!known) return 'head-gone';
+  }
+  const request = parseAnalysisRequest({
+    repoDir: mirror.repoDir,
+    base: mirror.baseSha,
+    head: head.headSha,
+  });
+  const outcome = await analyze(request, {
+    runner: deps.runner,
+    machine: deps.machine,
+    signal: ctx.signal,
+    logger: deps.logger,
+  });
+  const stages: Array<[ReviewStage, string]> = [
+    ['render-base', 'render-base'],
+    ['render-head', 'render-head'],
+    ['diff', 'diff'],
+  ];
+  for (const [stage, timing] of stages) {
+    const ms = outcome.result.timings[timing];
+    if (ms !== undefined) deps.metrics?.stage(stage, ms);
+  }
+  return outcome;
+}
+
+/** The result with a signed, expiring link to its HTML report, when a public URL is set. */
+function withReportLink(
+  result: AnalysisOutcome['result'],
+  job: ReviewJob,
+  deps: ReviewDeps,
+): AnalysisOutcome['result'] {
+  const link = deps.settings.reportLink;
+  if (link === undefined) return result;
+  const expires = new Date((deps.clock?.() ?? new Date()).getTime() + link.validForMs);
+  return {
+    ...result,
+    reportUrl: signReportUrl(link.publicUrl, link.signingKey, job.pull, expires),
+  };
+}

@@ -1,0 +1,73 @@
+/** What a review needs beside its job: the outside world, behind narrow interfaces. */
+import type { AnalysisLogger, RenderMachine } from '../analysis/index.js';
+import type { GitHubWriter } from '../github/index.js';
+import type { JobContext, PullRef, ResultStore, ReviewJob } from '../queue/index.js';
+import type { ToolRunner } from '../tool-runner.js';
+
+/** The part of a GitHub client a review uses (github/'s GitHubClient is one). */
+export interface ReviewGitHub {
+  forInstallation(installationId?: number): GitHubWriter;
+  installationToken(installationId?: number): Promise<string>;
+  /** For jobs that name only a repository (the API): its App installation. */
+  installationFor(repo: { owner: string; repo: string }): Promise<number | undefined>;
+}
+
+export interface ReviewSettings {
+  /** App mode publishes check runs; token mode publishes commit statuses instead. */
+  mode: 'app' | 'token';
+  /** When the sticky comment is written. */
+  comment: 'always' | 'changes' | 'never';
+  renderForks: boolean;
+  /** Base of clone URLs (`https://github.com`). */
+  gitUrl: string;
+  /** Holds the mirrors and the scratch folders. */
+  cacheDir: string;
+  /** Attempts the queue makes; the last one reports its failure on the PR. */
+  attempts: number;
+  /** Where the HTML report is served; comments link to it with a signed URL when set. */
+  reportLink?: { publicUrl: string; signingKey: string; validForMs: number };
+}
+
+/** Where a review's durations and counts go (the worker's Prometheus registry). */
+export interface ReviewMetrics {
+  stage(stage: ReviewStage, milliseconds: number): void;
+  renderErrors(count: number): void;
+}
+
+export type ReviewStage = 'fetch' | 'render-base' | 'render-head' | 'diff' | 'publish' | 'total';
+
+export interface ReviewLogger extends AnalysisLogger {
+  info(fields: object, message: string): void;
+  error(fields: object, message: string): void;
+}
+
+export interface ReviewDeps {
+  github: ReviewGitHub;
+  runner: ToolRunner;
+  machine: RenderMachine;
+  results: ResultStore;
+  settings: ReviewSettings;
+  logger: ReviewLogger;
+  metrics?: ReviewMetrics;
+  /** Milliseconds, for durations; a monotonic clock by default. */
+  now?: () => number;
+  /** Wall-clock time, for link expiry. */
+  clock?: () => Date;
+}
+
+/** Where one review publishes: the PR's head on GitHub, in the configured mode. */
+export interface Target {
+  writer: GitHubWriter;
+  pull: PullRef;
+  headSha: string;
+  settings: Pick<ReviewSettings, 'mode' | 'comment'>;
+}
+
+/** One review in progress; `target` is known once the PR's head is. */
+export interface Run {
+  job: ReviewJob;
+  ctx: JobContext;
+  deps: ReviewDeps;
+  log: Record<string, unknown>;
+  target?: Target;
+}
