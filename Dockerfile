@@ -40,6 +40,8 @@ COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+COPY workers ./workers
+COPY schema ./schema
 RUN npm run build
 
 # --- deps: production node_modules only --------------------------------------------------------

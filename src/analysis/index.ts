@@ -5,14 +5,12 @@
  */
 export { analyze, type AnalysisOutcome } from './analyze.js';
 export {
-  AnalysisRequestSchema,
   parseAnalysisRequest,
   type AnalysisDeps,
   type AnalysisLogger,
   type AnalysisProgress,
   type AnalysisRequest,
 } from './request.js';
-export { Stopwatch } from './stopwatch.js';
 // The types a caller of analyze names, so it needs no other folder for them.
 export type { RenderMachine } from '../render/index.js';
 export type { FailOn } from '../risk/index.js';

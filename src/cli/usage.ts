@@ -7,6 +7,8 @@ export const USAGE = `Usage: fluxlens <command> [options]
 Commands:
   diff      Compare a pull request's head with its base as rendered objects, with risks
   render    Render a Flux repository into the objects Flux would apply
+  serve     Run the GitHub App webhook server (without Redis, it also runs the reviews)
+  worker    Run a review worker that takes jobs from Redis (FLUXLENS_REDIS_URL)
 
 fluxlens diff [--repo DIR] [--base REV] [--head REV] [--path ENTRY]...
               [--format markdown|json|text|html] [--output FILE]
@@ -46,6 +48,11 @@ fluxlens render --repo DIR [--rev REV] [--path ENTRY] [--engine builtin|flux-loc
   --is-upgrade            render HelmReleases as upgrades of existing releases
   -h, --help              show this help
 
+fluxlens serve | fluxlens worker
+  Configured by FLUXLENS_* environment variables (see the README); both stop on SIGTERM,
+  letting running reviews finish within FLUXLENS_SHUTDOWN_GRACE_SECONDS.
+
 Exit codes: render: 0 rendered (failed producers are listed in the output), 2 usage or
 setup error. diff: 0 done, 1 a finding reaches --fail-on, 2 usage, setup or other error.
+serve, worker: 0 stopped, 2 invalid configuration.
 `;

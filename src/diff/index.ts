@@ -13,18 +13,9 @@ import { summarize } from './summarize.js';
 
 export { chartLabelOf, chartVersionOf } from './chart-version-of.js';
 export type { ChartLabel } from './chart-version-of.js';
-export { fieldChanges } from './field-changes.js';
-export { containerImages, imageChanges } from './image-changes.js';
-export { DEFAULT_NORMALIZE, createNormalizer, normalizeManifest } from './normalize-manifest.js';
-export type { NormalizeRules } from './normalize-manifest.js';
-export { pairObjects } from './pair-objects.js';
-export type { ObjectPair } from './pair-objects.js';
 export { parseImage } from './parse-image.js';
 export type { ImageRef } from './parse-image.js';
 export { redactChange } from './redact-change.js';
-export { renderErrorChanges } from './render-error-changes.js';
-export { summarize } from './summarize.js';
-export { DIFF_CONTEXT_LINES, objectLabel, textDiff } from './text-diff.js';
 
 export interface DiffOptions {
   /** The cluster (entry path name) both sides were rendered for. */

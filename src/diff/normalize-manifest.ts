@@ -123,11 +123,3 @@ export function createNormalizer(extra: NormalizeRules): (manifest: Manifest) =>
   const rules = compile(extra);
   return (manifest) => normalizeValue(manifest, '', undefined, rules) as Manifest;
 }
-
-/** One manifest with the defaults plus `extra`; build a normalizer once for many. */
-export function normalizeManifest(
-  manifest: Manifest,
-  extra: NormalizeRules = { labels: [], annotations: [], fields: [] },
-): Manifest {
-  return createNormalizer(extra)(manifest);
-}

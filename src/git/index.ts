@@ -5,9 +5,7 @@
  */
 export { exportTree, resolveRevision } from './export-tree.js';
 export { resolveRevisions, type ResolvedRevisions } from './merge-base.js';
-export { MirrorError, type MirrorFailure } from './mirror-error.js';
-export { ensureMirror, mirrorDir, type Mirror, type MirrorRequest } from './mirror.js';
+export { ensureMirror, type Mirror, type MirrorRequest } from './mirror.js';
 export { readFileAtRevision, treeEntry } from './read-file.js';
 export { repositoryUrl } from './remote-url.js';
 export { repositoryRoot } from './repository-root.js';
-export { withScratchDir } from './scratch-dir.js';

@@ -11,7 +11,7 @@ import { fetchFailure } from './mirror-error.js';
 import { withRepositoryLock } from './repository-lock.js';
 
 export interface MirrorRequest {
-  /** Holds `mirrors/<owner>/<repo>.git` (and `scratch/`, see withScratchDir). */
+  /** Holds `mirrors/<owner>/<repo>.git`. */
   cacheDir: string;
   /** Where repositories are served: `https://github.com`, or a test server. */
   gitUrl: string;

@@ -14,7 +14,7 @@ import type {
 } from './types.js';
 
 /** GitHub accepts at most this many annotations per create or update request. */
-export const ANNOTATIONS_PER_REQUEST = 50;
+const ANNOTATIONS_PER_REQUEST = 50;
 const DEFAULT_NAME = 'fluxlens';
 
 function batchesOf(annotations: readonly CheckRunAnnotation[]): CheckRunAnnotation[][] {

@@ -6,8 +6,6 @@
 export { createGitHubClient } from './create-github-client.js';
 export type { GitHubClient, GitHubClientOptions } from './create-github-client.js';
 export type { GitHubLogger, PacingOptions, RetryOptions } from './build-octokit.js';
-export { ANNOTATIONS_PER_REQUEST } from './ensure-check-run.js';
-export { STATUS_DESCRIPTION_MAX } from './ensure-status.js';
 export { GitHubError } from './github-error.js';
 export type {
   CheckRunAnnotation,

@@ -4,4 +4,4 @@
  */
 export { clusterEntries, clustersAddedAtHead, type ClusterEntry } from './cluster-entries.js';
 export { parsePolicy, POLICY_FILE } from './parse-policy.js';
-export { DEFAULT_POLICY, type Policy } from './types.js';
+export type { Policy } from './types.js';

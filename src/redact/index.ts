@@ -3,7 +3,7 @@
  * posts: Secret manifests, values copied into other objects, free text and error messages.
  * It must not decide anything else; anything that leaves the worker passes through here.
  */
-export { fullyRedacted, isSecret, redactManifest, redactPair } from './redact-manifest.js';
+export { fullyRedacted, redactManifest, redactPair } from './redact-manifest.js';
 export type { RedactedPair } from './redact-manifest.js';
 export { redactRenderError } from './redact-render-error.js';
 export {

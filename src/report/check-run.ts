@@ -13,8 +13,6 @@ import { levelLabel, resourceLabel } from './resource-label.js';
 
 /** GitHub's limit on each of a check run's title, summary and text. */
 export const CHECK_RUN_MAX_CHARS = 65535;
-/** GitHub accepts at most this many annotations per create or update request. */
-export const ANNOTATIONS_PER_REQUEST = 50;
 /** GitHub's limit on an annotation title. */
 const MAX_ANNOTATION_TITLE = 255;
 /** GitHub caps a message at 64 KB; a quarter of that in characters is safe in any encoding. */
@@ -102,15 +100,4 @@ export function findingAnnotations(result: AnalysisResult): CheckRunAnnotation[]
       },
     ];
   });
-}
-
-/** Splits annotations into request-sized batches of at most 50, in order. */
-export function annotationBatches(
-  annotations: readonly CheckRunAnnotation[],
-): CheckRunAnnotation[][] {
-  const batches: CheckRunAnnotation[][] = [];
-  for (let i = 0; i < annotations.length; i += ANNOTATIONS_PER_REQUEST) {
-    batches.push(annotations.slice(i, i + ANNOTATIONS_PER_REQUEST));
-  }
-  return batches;
 }

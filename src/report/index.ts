@@ -3,7 +3,7 @@
  * check run, JSON, terminal text and an HTML page. Pure and deterministic; it must not
  * render, diff, judge or publish, and it only ever sees redacted data.
  */
-export { annotationBatches, renderCheckRun, type CheckRunOutput } from './check-run.js';
+export { renderCheckRun, type CheckRunOutput } from './check-run.js';
 export { renderHtml } from './html.js';
 export { renderJson } from './json.js';
 export { MARKDOWN_MAX_CHARS, renderMarkdown } from './markdown.js';

@@ -3,8 +3,7 @@
  * one place whether a failure is retried, given up and reported, or dropped as cancelled.
  * It must not parse webhooks, read the environment or know which queue runs it.
  */
-export { COMMENT_MARKER, CHECK_RUN_NAME } from './publish.js';
-export { reviewPullRequest } from './review-pull-request.js';
+export { COMMENT_MARKER } from './publish.js';
 export type {
   ReviewDeps,
   ReviewGitHub,

@@ -7,6 +7,5 @@ export { buildServer } from './build-server.js';
 export { jobForEvent } from './job-for-event.js';
 export { createMetricsRegistry } from './metrics.js';
 export type { MetricsRegistryOptions } from './metrics.js';
-export { WEBHOOK_BODY_LIMIT } from './webhook-route.js';
 export type * from './types.js';
 export { resyncOpenPulls, startResync, type ResyncDeps, type ResyncSummary } from './resync.js';

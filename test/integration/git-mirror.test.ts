@@ -23,7 +23,6 @@ import { mergeBase } from '../../src/git/merge-base.js';
 import { MirrorError } from '../../src/git/mirror-error.js';
 import { ensureMirror, mirrorDir, type MirrorRequest } from '../../src/git/mirror.js';
 import { readFileAtRevision } from '../../src/git/read-file.js';
-import { withScratchDir } from '../../src/git/scratch-dir.js';
 import { ToolRunner, type ToolName, type ToolRunOptions } from '../../src/tool-runner.js';
 import { basicToken, git, publish, startGitServer, type GitServer } from '../support/git-server.js';
 import { makeRepo, type TestRepo } from '../support/repo.js';
@@ -356,52 +355,5 @@ describe('names from webhooks', () => {
     expect(runner.commands).toEqual([]);
     expect(server.requests).toEqual([]);
     expect(existsSync(join(cacheDir, 'mirrors'))).toBe(false);
-  });
-});
-
-describe('withScratchDir', () => {
-  it('gives the job an empty folder under the cache and removes it after success', async () => {
-    let seen = '';
-    const result = await withScratchDir(cacheDir, async (dir) => {
-      seen = dir;
-      expect(readdirSync(dir)).toEqual([]);
-      writeFileSync(join(dir, 'tree'), 'x');
-      return 'done';
-    });
-    expect(result).toBe('done');
-    expect(seen.startsWith(join(cacheDir, 'scratch'))).toBe(true);
-    expect(existsSync(seen)).toBe(false);
-  });
-
-  it('removes the folder when the job throws, and passes the error on', async () => {
-    let seen = '';
-    const boom = new Error('render failed');
-    const err = await failure(
-      withScratchDir(cacheDir, async (dir) => {
-        seen = dir;
-        writeFileSync(join(dir, 'partial'), 'x');
-        throw boom;
-      }),
-    );
-    expect(err).toBe(boom);
-    expect(existsSync(seen)).toBe(false);
-  });
-
-  it('removes the folder when the job is cancelled', async () => {
-    const controller = new AbortController();
-    let seen = '';
-    const running = withScratchDir(
-      cacheDir,
-      async (dir) => {
-        seen = dir;
-        mkdirSync(join(dir, 'base'));
-        return runner.run('git', ['-C', dir, 'init', '-q', 'base'], { signal: controller.signal });
-      },
-      { signal: controller.signal },
-    );
-    controller.abort();
-    expect(await failure(running)).toBeInstanceOf(CancelledError);
-    expect(seen).not.toBe('');
-    expect(existsSync(seen)).toBe(false);
   });
 });

@@ -15,7 +15,7 @@ const cacheDir = mkdtempSync(join(tmpdir(), 'fluxlens-cli-cache-'));
 
 export async function runCli(
   argv: string[],
-  options: { isTTY?: boolean; stdoutIsTTY?: boolean } = {},
+  options: { isTTY?: boolean; stdoutIsTTY?: boolean; env?: Record<string, string> } = {},
 ): Promise<CliRun> {
   let stdout = '';
   let stderr = '';
@@ -28,7 +28,7 @@ export async function runCli(
     },
     isTTY: options.isTTY ?? false,
     stdoutIsTTY: options.stdoutIsTTY ?? false,
-    env: { ...process.env, FLUXLENS_CACHE_DIR: cacheDir },
+    env: { ...process.env, FLUXLENS_CACHE_DIR: cacheDir, ...options.env },
   });
   return { code, stdout, stderr };
 }

@@ -4,5 +4,5 @@
  */
 export { FluxLocalEngine } from './engine.js';
 export { namedKustomizations } from './failure.js';
-export { FLUX_LOCAL_STRIPPED_ANNOTATIONS, parseKustomizationTable } from './output.js';
+export { parseKustomizationTable } from './output.js';
 export { FLUX_LOCAL_RUN } from './producers.js';

@@ -92,12 +92,6 @@ export const FluxKustomization = z.looseObject({
 });
 export type FluxKustomization = z.infer<typeof FluxKustomization>;
 
-export const GitRepository = z.looseObject({
-  kind: z.literal('GitRepository'),
-  metadata: Metadata,
-  spec: z.looseObject({ url: z.string().optional(), ignore: z.string().optional() }),
-});
-
 /** Source kinds a Kustomization's sourceRef may name. */
 export const SOURCE_KINDS = [
   'GitRepository',

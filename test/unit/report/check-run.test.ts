@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import type { AnalysisError } from '../../../src/model/analysis.js';
 import type { Level } from '../../../src/model/finding.js';
 import {
-  annotationBatches,
   renderCheckRun,
   type CheckRunAnnotation,
   type CheckRunConclusion,
@@ -144,29 +143,5 @@ describe('renderCheckRun output', () => {
     const run = renderCheckRun(result, 'danger');
     expect(run.title.length).toBeLessThanOrEqual(255);
     expect(run.summary.length).toBeLessThanOrEqual(65535);
-  });
-});
-
-describe('annotationBatches', () => {
-  const annotations = (n: number): CheckRunAnnotation[] =>
-    Array.from({ length: n }, (_, i) => ({
-      path: `f${i}.yaml`,
-      start_line: 1,
-      end_line: 1,
-      annotation_level: 'notice',
-      title: `t${i}`,
-      message: `m${i}`,
-    }));
-
-  it.each([
-    [0, []],
-    [1, [1]],
-    [50, [50]],
-    [51, [50, 1]],
-    [120, [50, 50, 20]],
-  ])('splits %i annotations into batches of %j', (count, sizes) => {
-    const batches = annotationBatches(annotations(count));
-    expect(batches.map((b) => b.length)).toEqual(sizes);
-    expect(batches.flat()).toEqual(annotations(count));
   });
 });
