@@ -145,6 +145,23 @@ async function supersededHeadPublishesNothing(world: ServiceWorld): Promise<void
   expect(ourComments(world)[0]?.body).toContain('PersistentVolumeClaim');
 }
 
+/** The acceptance scenarios both modes pass, Redis with separate processes and inline. */
+const SCENARIOS: Array<[string, (world: ServiceWorld) => Promise<void>]> = [
+  [
+    'reviews an opened PR: a check run in progress, then completed from the gate, and one comment',
+    reviewsOpenedPull,
+  ],
+  [
+    'ignores a redelivery, a bad signature and a command from a non-collaborator',
+    ignoresReplaysAndStrangers,
+  ],
+  [
+    'reviews a new head on synchronize: the same comment is edited, a new check run completes',
+    reviewsSynchronize,
+  ],
+  ['never publishes the review of a head replaced while it runs', supersededHeadPublishesNothing],
+];
+
 describe('the service with Redis, server and worker as separate processes', () => {
   let world: ServiceWorld;
   let server: ServiceProcess;
@@ -160,29 +177,7 @@ describe('the service with Redis, server and worker as separate processes', () =
     await world.close();
   });
 
-  it(
-    'reviews an opened PR: a check run in progress, then completed from the gate, and one comment',
-    () => reviewsOpenedPull(world),
-    180_000,
-  );
-
-  it(
-    'ignores a redelivery, a bad signature and a command from a non-collaborator',
-    () => ignoresReplaysAndStrangers(world),
-    60_000,
-  );
-
-  it(
-    'reviews a new head on synchronize: the same comment is edited, a new check run completes',
-    () => reviewsSynchronize(world),
-    180_000,
-  );
-
-  it(
-    'never publishes the review of a head replaced while it runs',
-    () => supersededHeadPublishesNothing(world),
-    180_000,
-  );
+  it.each(SCENARIOS)('%s', (_name, scenario) => scenario(world), 180_000);
 
   it('re-renders through the API with the token and refuses without it', async () => {
     const url = `${world.serverUrl}/api/v1/renders`;
@@ -248,23 +243,7 @@ describe('the service without Redis: inline queue and worker in the server proce
     await world.close();
   });
 
-  it(
-    'reviews an opened PR: a check run in progress, then completed from the gate, and one comment',
-    () => reviewsOpenedPull(world),
-    180_000,
-  );
-
-  it(
-    'ignores a redelivery, a bad signature and a command from a non-collaborator',
-    () => ignoresReplaysAndStrangers(world),
-    60_000,
-  );
-
-  it(
-    'reviews a new head on synchronize: the same comment is edited, a new check run completes',
-    () => reviewsSynchronize(world),
-    180_000,
-  );
+  it.each(SCENARIOS)('%s', (_name, scenario) => scenario(world), 180_000);
 });
 
 async function pollJob(world: ServiceWorld, jobId: string): Promise<string> {
