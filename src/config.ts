@@ -54,8 +54,11 @@ const ServiceEnvSchema = z.object({
   FLUXLENS_WEBHOOK_SECRET: z.string().min(1).optional(),
   /** Accept unsigned webhooks. For local development only: anyone could trigger reviews. */
   FLUXLENS_INSECURE_NO_WEBHOOK_SECRET: flag.default(false),
-  /** GitHub App id (or client id); with the private key, App mode (check runs). */
-  FLUXLENS_GITHUB_APP_ID: z.string().regex(/^\w+$/, 'must be an app id or client id').optional(),
+  /** The GitHub App's numeric id; with the private key, App mode (check runs). */
+  FLUXLENS_GITHUB_APP_ID: z
+    .string()
+    .regex(/^[1-9]\d*$/, "must be the App's numeric id")
+    .optional(),
   /** The App's private key (PEM). */
   FLUXLENS_GITHUB_PRIVATE_KEY: z.string().min(1).optional(),
   /** A personal access token instead of an App: commit statuses instead of check runs. */
@@ -76,6 +79,11 @@ const ServiceEnvSchema = z.object({
   FLUXLENS_REPORT_SIGNING_KEY: z.string().min(16, 'must be at least 16 characters').optional(),
   /** How long a signed report link stays valid. */
   FLUXLENS_REPORT_LINK_DAYS: positiveInt(365).default(30),
+  /**
+   * Render from the chart cache and the repository only, never fetching a chart: for
+   * installations without network access to chart registries.
+   */
+  FLUXLENS_OFFLINE: flag.default(false),
   /** Render PRs from forks (their content is untrusted and their authors are not members). */
   FLUXLENS_RENDER_FORKS: flag.default(false),
   /** Render draft PRs too. */
@@ -160,6 +168,7 @@ export interface ServiceConfig extends Config {
   publicUrl: string | undefined;
   reportSigningKey: string | undefined;
   reportLinkDays: number;
+  offline: boolean;
   renderForks: boolean;
   renderDrafts: boolean;
   repositories: string[] | undefined;
@@ -248,6 +257,7 @@ export function loadServiceConfig(
     publicUrl: e.FLUXLENS_PUBLIC_URL,
     reportSigningKey: e.FLUXLENS_REPORT_SIGNING_KEY,
     reportLinkDays: e.FLUXLENS_REPORT_LINK_DAYS,
+    offline: e.FLUXLENS_OFFLINE,
     renderForks: e.FLUXLENS_RENDER_FORKS,
     renderDrafts: e.FLUXLENS_RENDER_DRAFTS,
     repositories: e.FLUXLENS_REPOSITORIES,

@@ -98,7 +98,7 @@ export async function analyze(
     })),
   );
   const findings = clock.timeSync('risk', () => evaluateRisk({ clusters, policy }));
-  const result = assembleResult(revisions, clusters, findings);
+  const result = assembleResult(revisions, clusters, findings, request.labels);
   result.timings = clock.finish();
   deps.logger?.debug({ timings: result.timings }, 'analysis finished');
   return { result, failOn: policy.failOn, revisions };

@@ -31,6 +31,7 @@ export function assembleResult(
   revisions: ResolvedRevisions,
   clusters: readonly DiffedCluster[],
   unsorted: readonly Finding[],
+  labels?: { base: string; head: string },
 ): AnalysisResult {
   const findings = sortFindings(unsorted);
   const changes = sortChanges(
@@ -45,8 +46,8 @@ export function assembleResult(
   }));
   return {
     schemaVersion: ANALYSIS_SCHEMA_VERSION,
-    base: { rev: revisions.base.rev, sha: revisions.base.sha },
-    head: { rev: revisions.head.rev, sha: revisions.head.sha },
+    base: { rev: labels?.base ?? revisions.base.rev, sha: revisions.base.sha },
+    head: { rev: labels?.head ?? revisions.head.rev, sha: revisions.head.sha },
     verdict: computeVerdict(findings, changes, introduced),
     summary: {
       added: sum(summaries, 'added'),

@@ -32,6 +32,11 @@ export const AnalysisRequestSchema = z
     sources: z.array(SourceMappingSchema).default([]),
     /** The repository's own URL, to recognise GitRepositories that point at it. */
     repoUrl: z.string().min(1).optional(),
+    /** How reports name the revisions, when not as `base` and `head` were given. */
+    labels: z
+      .object({ base: z.string().min(1).max(255), head: z.string().min(1).max(255) })
+      .strict()
+      .optional(),
   })
   .strict();
 

@@ -46,6 +46,11 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
     if (command === 'render') return await renderCommand(rest, io);
     if (command === 'diff') return await diffCommand(rest, io);
     if (command === 'serve') return await serveCommand(rest, io);
+    // bin/fluxlens.js runs the worker process itself (workers/); here only its help is left.
+    if (command === 'worker' && (rest.includes('--help') || rest.includes('-h'))) {
+      io.stdout(USAGE);
+      return 0;
+    }
     throw new UsageError(`unknown command '${command}' (see fluxlens --help)`);
   } catch (err) {
     io.stderr(`fluxlens: ${errorMessage(err)}${advice(err)}\n`);

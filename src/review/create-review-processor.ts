@@ -43,6 +43,7 @@ function reviewSettings(config: ServiceConfig, attempts: number): ReviewSettings
     mode: config.github.auth?.kind === 'token' ? 'token' : 'app',
     comment: config.comment,
     renderForks: config.renderForks,
+    offline: config.offline,
     gitUrl: config.github.gitUrl,
     cacheDir: config.cacheDir,
     attempts,

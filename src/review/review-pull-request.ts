@@ -116,6 +116,9 @@ async function analyzeHead(
     repoDir: mirror.repoDir,
     base: mirror.baseSha,
     head: head.headSha,
+    // Reports name the revisions as the PR does, not by the SHAs the mirror resolves.
+    labels: { base: head.baseRef, head: `#${job.pull.pullNumber}` },
+    render: { offline: settings.offline },
   });
   const outcome = await analyze(request, {
     runner: deps.runner,

@@ -18,6 +18,8 @@ export interface ReviewSettings {
   /** When the sticky comment is written. */
   comment: 'always' | 'changes' | 'never';
   renderForks: boolean;
+  /** Charts only from the cache and the repository (FLUXLENS_OFFLINE). */
+  offline: boolean;
   /** Base of clone URLs (`https://github.com`). */
   gitUrl: string;
   /** Holds the mirrors and the scratch folders. */

@@ -4,7 +4,7 @@
  * `fluxlens serve` / `fluxlens worker` as separate processes. Deliveries are GitHub's own
  * example payloads, adapted to this repository and signed with the webhook secret.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
@@ -54,7 +54,8 @@ export interface DeliveryOptions {
   signature?: string | null;
 }
 
-async function freePort(): Promise<number> {
+/** A free TCP port on loopback, closed again so a process can take it. */
+export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -99,7 +100,7 @@ export async function startServiceWorld(
   const gitServer = await startGitServer({ root: served });
   const port = await freePort();
   const prefix = uniquePrefix();
-  const processes: ChildProcess[] = [];
+  const processes: ServiceProcess[] = [];
   const world: ServiceWorld = {
     redis,
     emulator,
@@ -127,11 +128,7 @@ export async function startServiceWorld(
     },
     async start(command, extra = {}) {
       const env: NodeJS.ProcessEnv = {
-        PATH: process.env['PATH'] ?? '',
-        HOME: process.env['HOME'] ?? work,
-        ...(process.env['FLUXLENS_TOOLS_DIR']
-          ? { FLUXLENS_TOOLS_DIR: process.env['FLUXLENS_TOOLS_DIR'] }
-          : {}),
+        ...baseProcessEnv(work),
         FLUXLENS_PORT: String(port),
         FLUXLENS_HOST: '127.0.0.1',
         FLUXLENS_WEBHOOK_SECRET: secrets.webhook,
@@ -149,44 +146,14 @@ export async function startServiceWorld(
         ...(redis ? { FLUXLENS_REDIS_URL: redis.url } : {}),
         ...extra,
       };
-      const child = spawn(
-        process.execPath,
-        ['--import', 'tsx', join(projectRoot, 'test/support/fluxlens-process.ts'), command],
-        { cwd: projectRoot, env, stdio: ['ignore', 'pipe', 'pipe'] },
-      );
-      processes.push(child);
-      let output = '';
-      child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
-      child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
-      const exited = new Promise<number | string>((resolve) =>
-        child.on('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')),
-      );
-      const started: ServiceProcess = {
-        output: () => output,
-        exited,
-        kill: (signal) => child.kill(signal),
-      };
-      if (command === 'serve') await waitForHealth(world.serverUrl, started);
-      else await waitForOutput(started, '"worker started"');
+      const started = await startFluxlensProcess(command, env);
+      processes.push(started);
       return started;
     },
-    async deliver(event, payload, opts = {}) {
-      const body = JSON.stringify(payload);
-      const signature =
-        opts.signature === undefined ? signBody(secrets.webhook, body) : opts.signature;
-      return fetch(`${world.serverUrl}/webhooks/github`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'x-github-event': event,
-          'x-github-delivery': opts.deliveryId ?? randomBytes(8).toString('hex'),
-          ...(signature === null ? {} : { 'x-hub-signature-256': signature }),
-        },
-        body,
-      });
-    },
+    deliver: (event, payload, opts = {}) =>
+      deliverWebhook(world.serverUrl, secrets.webhook, event, payload, opts),
     async close() {
-      for (const child of processes) child.kill('SIGKILL');
+      for (const started of processes) started.kill('SIGKILL');
       await emulator.close();
       await gitServer.close();
       await redis?.stop();
@@ -194,6 +161,94 @@ export async function startServiceWorld(
     },
   };
   return world;
+}
+
+/** What every fluxlens process of a test gets from the test's own environment. */
+function baseProcessEnv(home: string): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env['PATH'] ?? '',
+    HOME: process.env['HOME'] ?? home,
+    ...(process.env['FLUXLENS_TOOLS_DIR']
+      ? { FLUXLENS_TOOLS_DIR: process.env['FLUXLENS_TOOLS_DIR'] }
+      : {}),
+  };
+}
+
+/**
+ * `fluxlens serve` or `fluxlens worker` from the sources, as a child process of its own
+ * (`entry`: test/support/fluxlens-process.ts, or another script that runs it the same way)
+ * with its output captured. Resolves once it is up: serve answers /healthz on
+ * 127.0.0.1:FLUXLENS_PORT, a worker logs that it started. One that does not come up is
+ * killed, and the error carries its output.
+ */
+export async function startFluxlensProcess(
+  command: 'serve' | 'worker',
+  env: NodeJS.ProcessEnv,
+  options: { entry?: string } = {},
+): Promise<ServiceProcess> {
+  const entry = options.entry ?? join(projectRoot, 'test/support/fluxlens-process.ts');
+  const child = spawn(process.execPath, ['--import', 'tsx', entry, command], {
+    cwd: projectRoot,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  let exit: number | string | undefined;
+  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+  const exited = new Promise<number | string>((resolve) =>
+    child.on('exit', (code, signal) => {
+      exit = code ?? signal ?? 'unknown';
+      resolve(exit);
+    }),
+  );
+  const started: ServiceProcess = {
+    output: () => output,
+    exited,
+    kill: (signal) => child.kill(signal),
+  };
+  const up =
+    command === 'serve'
+      ? async () => {
+          const url = `http://127.0.0.1:${env['FLUXLENS_PORT'] ?? '8080'}/healthz`;
+          return fetch(url).then(
+            (r) => r.ok,
+            () => false,
+          );
+        }
+      : async () => output.includes('"worker started"');
+  const deadline = Date.now() + 30_000;
+  while (!(await up())) {
+    if (exit !== undefined || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      const why = exit === undefined ? 'did not come up' : `exited (${exit}) before it was up`;
+      throw new Error(`fluxlens ${command} ${why}:\n${output}`);
+    }
+    await sleep(100);
+  }
+  return started;
+}
+
+/** POSTs one webhook delivery to `fluxlens serve`, signed with `secret` as GitHub signs it. */
+export async function deliverWebhook(
+  serverUrl: string,
+  secret: string,
+  event: string,
+  payload: Payload,
+  options: DeliveryOptions = {},
+): Promise<Response> {
+  const body = JSON.stringify(payload);
+  const signature = options.signature === undefined ? signBody(secret, body) : options.signature;
+  return fetch(`${serverUrl}/webhooks/github`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'x-github-event': event,
+      'x-github-delivery': options.deliveryId ?? randomBytes(8).toString('hex'),
+      ...(signature === null ? {} : { 'x-hub-signature-256': signature }),
+    },
+    body,
+  });
 }
 
 const AUTHOR = ['-c', 'user.name=Sam', '-c', 'user.email=sam@example.org'];
@@ -232,55 +287,63 @@ function commitRevisions(
   return { base, heads };
 }
 
-/** GitHub's pull_request example, made about our repository, PR and head. */
-export function pullRequestPayload(action: string, headSha: string): Payload {
+/** The pull request a webhook payload is about; the e2e world's PR by default. */
+export interface PullTarget {
+  owner: string;
+  repo: string;
+  pull: number;
+  installation: number;
+  headRef: string;
+  baseRef: string;
+}
+
+const WORLD_PULL: PullTarget = {
+  owner: OWNER,
+  repo: REPO,
+  pull: PULL,
+  installation: INSTALLATION,
+  headRef: 'feature',
+  baseRef: 'main',
+};
+
+/** GitHub's pull_request example, made about one repository, PR and head. */
+export function pullRequestPayload(
+  action: string,
+  headSha: string,
+  target: PullTarget = WORLD_PULL,
+): Payload {
   const payload = example('pull_request', action);
-  set(payload, 'number', PULL);
-  set(payload, 'pull_request.number', PULL);
+  set(payload, 'number', target.pull);
+  set(payload, 'pull_request.number', target.pull);
   set(payload, 'pull_request.draft', false);
   set(payload, 'pull_request.head.sha', headSha);
-  set(payload, 'pull_request.head.ref', 'feature');
-  set(payload, 'pull_request.base.ref', 'main');
-  const repo = { id: 1, name: REPO, full_name: `${OWNER}/${REPO}`, owner: { login: OWNER } };
+  set(payload, 'pull_request.head.ref', target.headRef);
+  set(payload, 'pull_request.base.ref', target.baseRef);
+  const repo = {
+    id: 1,
+    name: target.repo,
+    full_name: `${target.owner}/${target.repo}`,
+    owner: { login: target.owner },
+  };
   set(payload, 'pull_request.head.repo', { ...repo });
   set(payload, 'pull_request.base.repo', { ...repo });
   set(payload, 'repository', { ...(payload['repository'] as object), ...repo });
-  set(payload, 'installation', { id: INSTALLATION });
+  set(payload, 'installation', { id: target.installation });
   return payload;
 }
 
-async function waitForHealth(url: string, process: ServiceProcess): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    const ok = await fetch(`${url}/healthz`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) return;
-    await sleep(100);
-  }
-  throw new Error(`fluxlens serve did not come up:\n${process.output()}`);
-}
-
-async function waitForOutput(process: ServiceProcess, text: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    if (process.output().includes(text)) return;
-    await sleep(100);
-  }
-  throw new Error(`no '${text}' from the process:\n${process.output()}`);
-}
-
-/** Polls `probe` until it returns something other than undefined. */
+/** Polls `probe` every 100 ms until it returns something other than undefined. */
 export async function eventually<T>(
   probe: () => T | undefined,
   what: string,
   timeoutMs = 60_000,
+  signal?: AbortSignal,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = probe();
     if (value !== undefined) return value;
+    if (signal?.aborted) throw new Error(`stopped while waiting for ${what}`);
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await sleep(100);
   }

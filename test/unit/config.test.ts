@@ -1,0 +1,312 @@
+/**
+ * The service's settings as loadServiceConfig reads them from an environment: defaults,
+ * refusals that name the variable and never its value, secrets from files, and the rules
+ * that span variables. The README's configuration table is checked against the code here.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  ENV_VARIABLES,
+  SECRET_FILE_VARIABLES,
+  loadServiceConfig,
+  type ServiceConfig,
+} from '../../src/config.js';
+import { SetupError } from '../../src/errors.js';
+import { createTestAppKey } from '../support/github-emulator.js';
+import { projectRoot } from '../support/paths.js';
+
+const CPUS = 3;
+const MIB = 1024 * 1024;
+const SIGNED = { FLUXLENS_WEBHOOK_SECRET: 'whsec-for-config-tests' };
+/** In every refused value below; no message may repeat it. */
+const SECRET = 'Zq9-sekrit-Zq9';
+
+type Role = 'server' | 'worker';
+
+function load(role: Role, env: NodeJS.ProcessEnv): ServiceConfig {
+  return loadServiceConfig(role, env, { cpuCount: CPUS });
+}
+
+/** The SetupError that stops startup with this environment. */
+function refusal(role: Role, env: NodeJS.ProcessEnv): SetupError {
+  try {
+    load(role, env);
+  } catch (err) {
+    if (err instanceof SetupError) return err;
+    throw err;
+  }
+  throw new Error('the environment was accepted');
+}
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'fluxlens-config-'));
+});
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function secretFile(name: string, content: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, content);
+  return path;
+}
+
+describe('loadServiceConfig', () => {
+  it('starts a server with the documented defaults when only the webhook secret is set', () => {
+    expect(load('server', SIGNED)).toMatchObject({
+      redisUrl: undefined,
+      redisPrefix: 'fluxlens',
+      port: 8080,
+      host: '0.0.0.0',
+      webhookSecret: SIGNED.FLUXLENS_WEBHOOK_SECRET,
+      insecureNoWebhookSecret: false,
+      github: { apiUrl: 'https://api.github.com', gitUrl: 'https://github.com', auth: undefined },
+      apiToken: undefined,
+      publicUrl: undefined,
+      reportSigningKey: undefined,
+      reportLinkDays: 30,
+      offline: false,
+      renderForks: false,
+      renderDrafts: false,
+      repositories: undefined,
+      comment: 'always',
+      workerConcurrency: 2,
+      workerLockMs: 30_000,
+      shutdownGraceMs: 60_000,
+      resyncIntervalMs: 0,
+      metricsPort: 9090,
+      logLevel: 'info',
+      concurrency: CPUS,
+      toolTimeoutMs: 120_000,
+      maxOutputBytes: 64 * MIB,
+      toolsBinDir: join(homedir(), '.fluxlens', 'tools', 'bin'),
+      cacheDir: join(homedir(), '.fluxlens', 'cache'),
+    });
+  });
+
+  it.each([
+    ['FLUXLENS_REDIS_URL', `https://:${SECRET}@cache.internal:6379`],
+    ['FLUXLENS_API_TOKEN', SECRET],
+    ['FLUXLENS_REPORT_SIGNING_KEY', SECRET],
+    ['FLUXLENS_GITHUB_APP_ID', `${SECRET}.1`],
+    ['FLUXLENS_GITHUB_API_URL', `ftp://user:${SECRET}@ghe.example.com`],
+    ['FLUXLENS_GITHUB_GIT_URL', `https://x-access-token:${SECRET}@github.com`],
+    ['FLUXLENS_PUBLIC_URL', `${SECRET}.example.com`],
+    ['FLUXLENS_REPOSITORIES', `acme/fleet,${SECRET}`],
+    ['FLUXLENS_PORT', SECRET],
+    ['FLUXLENS_COMMENT', SECRET],
+    ['FLUXLENS_RENDER_FORKS', SECRET],
+    ['FLUXLENS_LOG_LEVEL', SECRET],
+    ['FLUXLENS_MAX_OUTPUT_MB', SECRET],
+  ])('refuses an invalid %s, naming the variable and never its value', (name, value) => {
+    const { message } = refusal('server', { ...SIGNED, [name]: value });
+    expect(message).toContain(name);
+    expect(message).not.toContain(value);
+    expect(message).not.toContain(SECRET);
+  });
+
+  it('refuses an invalid secret read from a file without repeating the file', () => {
+    const path = secretFile('short-token', `${SECRET}\n`);
+    const { message } = refusal('server', { ...SIGNED, FLUXLENS_API_TOKEN_FILE: path });
+    expect(message).toContain('FLUXLENS_API_TOKEN');
+    expect(message).not.toContain(SECRET);
+  });
+});
+
+describe('secrets from files (NAME_FILE)', () => {
+  it('reads the webhook secret from a file, without its trailing newline', () => {
+    const path = secretFile('webhook-secret', 'whsec-from-a-mounted-secret\n');
+    const config = load('server', { FLUXLENS_WEBHOOK_SECRET_FILE: path });
+    expect(config.webhookSecret).toBe('whsec-from-a-mounted-secret');
+  });
+
+  it('reads the App private key from a file with its line breaks', () => {
+    const { privateKey } = createTestAppKey();
+    const path = secretFile('app-key.pem', privateKey);
+    const config = load('server', {
+      ...SIGNED,
+      FLUXLENS_GITHUB_APP_ID: '12345',
+      FLUXLENS_GITHUB_PRIVATE_KEY_FILE: path,
+    });
+    expect(config.github.auth).toEqual({
+      kind: 'app',
+      appId: '12345',
+      privateKey: privateKey.replace(/\n$/, ''),
+    });
+  });
+
+  it.each(SECRET_FILE_VARIABLES)('refuses %s together with the variable it stands for', (file) => {
+    const name = file.replace(/_FILE$/, '');
+    const path = secretFile('both', 'from-the-file-0123456789');
+    const { message } = refusal('server', {
+      ...SIGNED,
+      [name]: `${SECRET}-0123456789`,
+      [file]: path,
+    });
+    expect(message).toContain(`set ${name} or ${file}, not both`);
+    expect(message).not.toContain(SECRET);
+  });
+
+  it('names the variable and the reason when the file cannot be read', () => {
+    const missing = join(dir, 'not-mounted');
+    const { message } = refusal('server', { FLUXLENS_WEBHOOK_SECRET_FILE: missing });
+    expect(message).toContain('FLUXLENS_WEBHOOK_SECRET_FILE');
+    expect(message).toContain('ENOENT');
+  });
+});
+
+describe('GitHub credentials', () => {
+  it.each([
+    ['an App id without its private key', { FLUXLENS_GITHUB_APP_ID: '12345' }],
+    ['a private key without its App id', { FLUXLENS_GITHUB_PRIVATE_KEY: SECRET }],
+  ])('refuses %s', (_case, env) => {
+    const { message } = refusal('server', { ...SIGNED, ...env });
+    expect(message).toContain('FLUXLENS_GITHUB_APP_ID and FLUXLENS_GITHUB_PRIVATE_KEY go together');
+    expect(message).not.toContain(SECRET);
+  });
+
+  it('refuses App credentials and a token at once', () => {
+    const { message } = refusal('server', {
+      ...SIGNED,
+      FLUXLENS_GITHUB_APP_ID: '12345',
+      FLUXLENS_GITHUB_PRIVATE_KEY: SECRET,
+      FLUXLENS_GITHUB_TOKEN: `ghp_${SECRET}`,
+    });
+    expect(message).toContain('not both');
+    expect(message).not.toContain(SECRET);
+  });
+
+  it('restores the line breaks of a private key pasted into one line as \\n', () => {
+    const config = load('server', {
+      ...SIGNED,
+      FLUXLENS_GITHUB_APP_ID: '12345',
+      FLUXLENS_GITHUB_PRIVATE_KEY: '-----BEGIN KEY-----\\nAAAA\\n-----END KEY-----',
+    });
+    expect(config.github.auth).toEqual({
+      kind: 'app',
+      appId: '12345',
+      privateKey: '-----BEGIN KEY-----\nAAAA\n-----END KEY-----',
+    });
+  });
+
+  it('takes a token alone as token mode', () => {
+    const config = load('server', { ...SIGNED, FLUXLENS_GITHUB_TOKEN: 'ghp_token-for-tests' });
+    expect(config.github.auth).toEqual({ kind: 'token', token: 'ghp_token-for-tests' });
+  });
+});
+
+describe('what each role needs', () => {
+  it('refuses to start the server without a webhook secret', () => {
+    const { message } = refusal('server', {});
+    expect(message).toContain('FLUXLENS_WEBHOOK_SECRET is required');
+  });
+
+  it('starts the server unsigned only with FLUXLENS_INSECURE_NO_WEBHOOK_SECRET=true', () => {
+    expect(refusal('server', { FLUXLENS_INSECURE_NO_WEBHOOK_SECRET: 'false' }).message).toContain(
+      'FLUXLENS_WEBHOOK_SECRET is required',
+    );
+    const config = load('server', { FLUXLENS_INSECURE_NO_WEBHOOK_SECRET: 'true' });
+    expect(config.insecureNoWebhookSecret).toBe(true);
+    expect(config.webhookSecret).toBeUndefined();
+  });
+
+  it('refuses to start a worker without FLUXLENS_REDIS_URL', () => {
+    const { message } = refusal('worker', SIGNED);
+    expect(message).toContain('FLUXLENS_REDIS_URL is required');
+  });
+
+  it('starts a worker with Redis and no webhook secret', () => {
+    const config = load('worker', { FLUXLENS_REDIS_URL: 'redis://127.0.0.1:6379' });
+    expect(config.redisUrl).toBe('redis://127.0.0.1:6379');
+  });
+});
+
+/** The README's "## Configuration" section, up to the next section. */
+function configurationSection(): string {
+  const readme = readFileSync(join(projectRoot, 'README.md'), 'utf8');
+  const start = readme.indexOf('\n## Configuration\n');
+  const end = readme.indexOf('\n## ', start + 1);
+  return start < 0 ? '' : readme.slice(start, end < 0 ? undefined : end);
+}
+
+/** Its table: variable -> default cell, backticks dropped; header and rule rows skipped. */
+function configurationTable(): Map<string, string> {
+  const rows = configurationSection()
+    .split('\n')
+    .filter((line) => line.startsWith('|'))
+    .slice(2);
+  const table = new Map<string, string>();
+  for (const row of rows) {
+    const [name = '', shown = ''] = row
+      .split('|')
+      .slice(1, -1)
+      .map((cell) => cell.trim().replaceAll('`', ''));
+    table.set(name, shown);
+  }
+  return table;
+}
+
+const unset = (value: string | undefined) => value ?? 'unset';
+const underHome = (path: string) => path.replace(homedir(), '~');
+
+/** Each variable's default as the README writes it, read from the config the code makes. */
+const SHOWN_DEFAULT: Record<string, (c: ServiceConfig) => string> = {
+  FLUXLENS_TOOLS_DIR: (c) => underHome(dirname(c.toolsBinDir)),
+  FLUXLENS_CONCURRENCY: (c) => (c.concurrency === CPUS ? 'CPU count' : String(c.concurrency)),
+  FLUXLENS_TOOL_TIMEOUT_SECONDS: (c) => String(c.toolTimeoutMs / 1000),
+  FLUXLENS_MAX_OUTPUT_MB: (c) => String(c.maxOutputBytes / MIB),
+  FLUXLENS_CACHE_DIR: (c) => underHome(c.cacheDir),
+  FLUXLENS_REDIS_URL: (c) => unset(c.redisUrl),
+  FLUXLENS_REDIS_PREFIX: (c) => c.redisPrefix,
+  FLUXLENS_PORT: (c) => String(c.port),
+  FLUXLENS_HOST: (c) => c.host,
+  FLUXLENS_WEBHOOK_SECRET: (c) => unset(c.webhookSecret),
+  FLUXLENS_INSECURE_NO_WEBHOOK_SECRET: (c) => String(c.insecureNoWebhookSecret),
+  FLUXLENS_GITHUB_APP_ID: (c) => unset(c.github.auth?.kind === 'app' ? 'set' : undefined),
+  FLUXLENS_GITHUB_PRIVATE_KEY: (c) => unset(c.github.auth?.kind === 'app' ? 'set' : undefined),
+  FLUXLENS_GITHUB_TOKEN: (c) => unset(c.github.auth?.kind === 'token' ? 'set' : undefined),
+  FLUXLENS_GITHUB_API_URL: (c) => c.github.apiUrl,
+  FLUXLENS_GITHUB_GIT_URL: (c) => c.github.gitUrl,
+  FLUXLENS_API_TOKEN: (c) => unset(c.apiToken),
+  FLUXLENS_PUBLIC_URL: (c) => unset(c.publicUrl),
+  FLUXLENS_REPORT_SIGNING_KEY: (c) => unset(c.reportSigningKey),
+  FLUXLENS_REPORT_LINK_DAYS: (c) => String(c.reportLinkDays),
+  FLUXLENS_OFFLINE: (c) => String(c.offline),
+  FLUXLENS_RENDER_FORKS: (c) => String(c.renderForks),
+  FLUXLENS_RENDER_DRAFTS: (c) => String(c.renderDrafts),
+  FLUXLENS_REPOSITORIES: (c) => unset(c.repositories?.join(',')),
+  FLUXLENS_COMMENT: (c) => c.comment,
+  FLUXLENS_WORKER_CONCURRENCY: (c) => String(c.workerConcurrency),
+  FLUXLENS_WORKER_LOCK_SECONDS: (c) => String(c.workerLockMs / 1000),
+  FLUXLENS_SHUTDOWN_GRACE_SECONDS: (c) => String(c.shutdownGraceMs / 1000),
+  FLUXLENS_RESYNC_INTERVAL_SECONDS: (c) => String(c.resyncIntervalMs / 1000),
+  FLUXLENS_METRICS_PORT: (c) => String(c.metricsPort),
+  FLUXLENS_LOG_LEVEL: (c) => c.logLevel,
+};
+
+/** The config of a server whose environment leaves `name` out (and still starts). */
+function configWithout(name: string): ServiceConfig {
+  const env =
+    name === 'FLUXLENS_WEBHOOK_SECRET' ? { FLUXLENS_INSECURE_NO_WEBHOOK_SECRET: 'true' } : SIGNED;
+  return load('server', env);
+}
+
+describe('the README configuration table', () => {
+  it('lists every variable fluxlens reads, and nothing else', () => {
+    expect([...configurationTable().keys()].sort()).toEqual([...ENV_VARIABLES].sort());
+  });
+
+  it.each(ENV_VARIABLES)('shows the default the code gives %s', (name) => {
+    const shown = SHOWN_DEFAULT[name];
+    if (shown === undefined) throw new Error(`${name} has no reading in SHOWN_DEFAULT`);
+    expect(configurationTable().get(name)).toBe(shown(configWithout(name)));
+  });
+
+  it('names every variable that may be read from a file', () => {
+    const named = configurationSection().match(/FLUXLENS_[A-Z_]+_FILE\b/g) ?? [];
+    expect([...new Set(named)].sort()).toEqual([...SECRET_FILE_VARIABLES].sort());
+  });
+});
