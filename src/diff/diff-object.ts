@@ -43,8 +43,12 @@ export function diffObject(
   if (base && head && !moved && sameJson(base.manifest, head.manifest)) return undefined;
 
   // Raw manifests were compared above; from here on only redacted ones, with every known
-  // Secret value hidden (a changed one reads <redacted:changed> on the head side).
-  const redacted = redactPair(base?.manifest, head?.manifest, secrets);
+  // Secret value and every field a producer derived from one hidden (a changed one reads
+  // <redacted:changed> on the head side).
+  const redacted = redactPair(base?.manifest, head?.manifest, secrets, {
+    old: base?.secret,
+    new: head?.secret,
+  });
   const before = redacted.old && normalize(redacted.old);
   const after = redacted.new && normalize(redacted.new);
   const fields = before && after ? fieldChanges(before, after) : [];

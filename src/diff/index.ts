@@ -29,7 +29,8 @@ export interface DiffOptions {
  * Every value of a Secret of either side (at least MIN_SECRET_VALUE_LENGTH characters
  * long) is hidden wherever it occurs: in other objects' strings and keys, hence in field
  * paths and text diffs, and in render error messages. Shorter values cannot be hidden
- * outside their Secret without destroying the diff.
+ * outside their Secret without destroying the diff, except where a producer marked the
+ * text it derived from one (RenderedObject.secret): those fields are hidden whole.
  */
 export function diffClusters(
   base: RenderedCluster,

@@ -37,6 +37,24 @@ export interface RenderedObject {
   /** 1-based line in `file` where the object's document starts, where it could be told apart. */
   line?: number;
   manifest: Manifest;
+  /** Where `manifest` holds text derived from a Secret value; absent when it holds none. */
+  secret?: SecretDerived;
+}
+
+/**
+ * Text a producer derived from Secret values (substituted from a Secret, Helm values read
+ * from one): every output hides it, also where it is too short to be searched for.
+ */
+export interface SecretDerived {
+  /** Derived strings long enough to be hidden wherever they occur (see redact/). */
+  texts: string[];
+  fields: SecretField[];
+}
+
+/** A field hidden whole: the value at `path` (keys and list indexes), or with `key` its key. */
+export interface SecretField {
+  path: Array<string | number>;
+  key?: true;
 }
 
 /** Stable causes a consumer may act on; the message stays the human-readable detail. */

@@ -3,8 +3,9 @@
  * posts: Secret manifests, values copied into other objects, free text and error messages.
  * It must not decide anything else; anything that leaves the worker passes through here.
  */
+export { derivedFromSecret, secretKeysOf } from './derived-from-secret.js';
 export { fullyRedacted, redactManifest, redactPair } from './redact-manifest.js';
-export type { RedactedPair } from './redact-manifest.js';
+export type { DerivedPair, RedactedPair } from './redact-manifest.js';
 export { redactRenderError } from './redact-render-error.js';
 export {
   MIN_SECRET_VALUE_LENGTH,
@@ -16,5 +17,5 @@ export {
   redactText,
 } from './redact-text.js';
 export type { SecretValueIndex } from './redact-text.js';
-export { redactSecret } from './secret-markers.js';
+export { secretTextIn } from './secret-text-in.js';
 export { secretValuesOf } from './secret-values.js';

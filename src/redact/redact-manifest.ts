@@ -4,13 +4,22 @@
  * base/head pair marks head values that differ from base, so changes stay visible.
  */
 import { Buffer } from 'node:buffer';
-import { type Manifest, apiGroup, isRecord, objectMeta, pairListItems } from '../model/index.js';
+import {
+  type Manifest,
+  type SecretDerived,
+  apiGroup,
+  isRecord,
+  objectMeta,
+  pairListItems,
+} from '../model/index.js';
+import { type FieldPath, type HiddenFields, hiddenFields } from './hidden-fields.js';
 import {
   NO_SECRET_VALUES,
   REDACTED,
   REDACTED_CHANGED,
   SECRET_NAME,
   type SecretValueIndex,
+  addSecretValues,
   redactText,
 } from './redact-text.js';
 
@@ -35,18 +44,31 @@ function setOwn(out: Record<string, unknown>, key: string, value: unknown): void
   Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
+/** What one redaction walk hides: known values everywhere, and the producer's fields. */
+interface Hide {
+  secrets: SecretValueIndex;
+  /** Set when the producer marked fields; then the walk tracks its path. */
+  fields: HiddenFields | undefined;
+}
+
+const childPath = (path: FieldPath | undefined, step: string | number): FieldPath | undefined =>
+  path && [...path, step];
+
 /**
- * `key` with Secret values and credential shapes hidden, marked changed when base has a
- * map here without that key; a number is added when two keys of `out` would collide.
+ * `key` with Secret values and credential shapes hidden (whole when `whole`), marked
+ * changed when base has a map here without that key; a number is added when two keys of
+ * `out` would collide.
  */
 function redactKey(
   key: string,
   ref: unknown,
   out: Record<string, unknown>,
   secrets: SecretValueIndex,
+  whole = false,
 ): string {
   const changed = isRecord(ref) && !Object.hasOwn(ref, key);
-  const redacted = redactText(key, changed ? REDACTED_CHANGED : REDACTED, secrets);
+  const mark = changed ? REDACTED_CHANGED : REDACTED;
+  const redacted = whole ? mark : redactText(key, mark, secrets);
   if (redacted === key) return key;
   let unique = redacted;
   for (let n = 2; Object.hasOwn(out, unique); n++) unique = `${redacted}#${n}`;
@@ -57,16 +79,19 @@ function scrubRecord(
   value: Record<string, unknown>,
   ref: unknown,
   depth: number,
-  secrets: SecretValueIndex,
+  hide: Hide,
+  path: FieldPath | undefined,
 ): Record<string, unknown> {
   const refs = isRecord(ref) ? ref : {};
   const out: Record<string, unknown> = {};
   for (const [key, child] of Object.entries(value)) {
+    const at = childPath(path, key);
     const named = SECRET_NAME.test(key) && typeof child === 'string';
     const redacted = named
       ? marker(child, refs[key])
-      : scrub(child, refs[key], key, depth + 1, secrets);
-    setOwn(out, redactKey(key, ref, out, secrets), redacted);
+      : scrub(child, refs[key], key, depth + 1, hide, at);
+    const whole = at !== undefined && hide.fields?.key(at) === true;
+    setOwn(out, redactKey(key, ref, out, hide.secrets, whole), redacted);
   }
   // An env var or similar `{ name, value }` pair naming a credential.
   if (typeof value['name'] === 'string' && SECRET_NAME.test(value['name']) && 'value' in value) {
@@ -76,18 +101,21 @@ function scrubRecord(
 }
 
 /**
- * `value` with known Secret values and credential shapes replaced; `ref` is the value at
- * the same place at base. A number that reads as a Secret value (substitution re-reads
- * the YAML) becomes a marker too.
+ * `value` with known Secret values and credential shapes replaced, and the fields the
+ * producer marked hidden whole; `ref` is the value at the same place at base. A number
+ * that reads as a Secret value (substitution re-reads the YAML) becomes a marker too.
  */
 function scrub(
   value: unknown,
   ref: unknown,
   parentKey: string | undefined,
   depth: number,
-  secrets: SecretValueIndex,
+  hide: Hide,
+  path: FieldPath | undefined,
 ): unknown {
+  if (path !== undefined && hide.fields?.value(path) === true) return marker(value, ref);
   if (depth > MAX_DEPTH) return REDACTED;
+  const { secrets } = hide;
   if (typeof value === 'string') {
     const redacted = redactText(value, REDACTED, secrets);
     if (redacted === value) return value;
@@ -104,12 +132,13 @@ function scrub(
     const refs = Array.isArray(ref) ? ref : undefined;
     for (const pair of pairListItems(parentKey, refs, value)) {
       if (pair.newIndex >= 0) {
-        out[pair.newIndex] = scrub(pair.new, pair.old, undefined, depth + 1, secrets);
+        const at = childPath(path, pair.newIndex);
+        out[pair.newIndex] = scrub(pair.new, pair.old, undefined, depth + 1, hide, at);
       }
     }
     return out;
   }
-  if (isRecord(value)) return scrubRecord(value, ref, depth, secrets);
+  if (isRecord(value)) return scrubRecord(value, ref, depth, hide, path);
   return value;
 }
 
@@ -182,21 +211,26 @@ function redactAgainst(
   manifest: Manifest,
   ref: Manifest | undefined,
   secrets: SecretValueIndex,
+  derived: SecretDerived | undefined,
 ): Manifest {
-  const out = scrub(manifest, ref, undefined, 0, secrets) as Manifest;
-  if (isSecret(manifest)) redactSecretFields(out, manifest, ref, secrets);
+  const fields = hiddenFields(derived);
+  const hide = { secrets: addSecretValues(secrets, derived?.texts ?? []), fields };
+  const out = scrub(manifest, ref, undefined, 0, hide, fields && []) as Manifest;
+  if (isSecret(manifest)) redactSecretFields(out, manifest, ref, hide.secrets);
   return out;
 }
 
 /**
  * A copy with every Secret value, every occurrence of a known Secret value (`secrets`,
- * in any string or key) and credential-shaped string replaced by `<redacted>`.
+ * in any string or key) and credential-shaped string replaced by `<redacted>`, and the
+ * text its producer derived from Secret values (`derived`) hidden.
  */
 export function redactManifest(
   manifest: Manifest,
   secrets: SecretValueIndex = NO_SECRET_VALUES,
+  derived?: SecretDerived,
 ): Manifest {
-  return redactAgainst(manifest, undefined, secrets);
+  return redactAgainst(manifest, undefined, secrets, derived);
 }
 
 export interface RedactedPair {
@@ -204,18 +238,26 @@ export interface RedactedPair {
   new?: Manifest;
 }
 
+/** What each side's producer derived from Secret values (RenderedObject.secret). */
+export interface DerivedPair {
+  old?: SecretDerived | undefined;
+  new?: SecretDerived | undefined;
+}
+
 /**
  * Both sides redacted; a head value that differs from base (by content: Secret `data`
- * is decoded and merged with `stringData`) reads `<redacted:changed>`, so the line differs.
+ * is decoded and merged with `stringData`; a hidden field by its raw value at the paired
+ * place) reads `<redacted:changed>`, so the line differs.
  */
 export function redactPair(
   old: Manifest | undefined,
   next: Manifest | undefined,
   secrets: SecretValueIndex = NO_SECRET_VALUES,
+  derived: DerivedPair = {},
 ): RedactedPair {
   const out: RedactedPair = {};
-  if (old !== undefined) out.old = redactAgainst(old, undefined, secrets);
-  if (next !== undefined) out.new = redactAgainst(next, old, secrets);
+  if (old !== undefined) out.old = redactAgainst(old, undefined, secrets, derived.old);
+  if (next !== undefined) out.new = redactAgainst(next, old, secrets, derived.new);
   return out;
 }
 

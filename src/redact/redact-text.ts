@@ -65,6 +65,18 @@ export function indexSecretValues(values: Iterable<string>): SecretValueIndex {
   return { byPrefix };
 }
 
+/** `index` and `values` together; `index` itself when it holds them all already. */
+export function addSecretValues(
+  index: SecretValueIndex,
+  values: readonly string[],
+): SecretValueIndex {
+  const known = (value: string): boolean =>
+    value.length < MIN_SECRET_VALUE_LENGTH ||
+    index.byPrefix.get(value.slice(0, MIN_SECRET_VALUE_LENGTH))?.includes(value) === true;
+  if (values.every(known)) return index;
+  return indexSecretValues([...[...index.byPrefix.values()].flat(), ...values]);
+}
+
 /**
  * `text` with every occurrence of a known value replaced by `marker`; overlapping or
  * touching occurrences become one marker, so no part of either survives.

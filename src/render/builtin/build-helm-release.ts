@@ -15,6 +15,7 @@ import {
   type ConfigLookup,
   HelmRelease,
   type ResolvedChart,
+  type SecretKeysLookup,
   chartCrdsMode,
   chartDefaultValues,
   composeValues,
@@ -22,6 +23,7 @@ import {
   postRender,
   releaseName,
   releaseNamespace,
+  releaseSecretValues,
   resolveChart,
   takeTemplateSource,
 } from '../helm/index.js';
@@ -30,8 +32,10 @@ import {
   type ProducerRef,
   type RenderErrorTags,
   type RenderedObject,
+  type SecretDerived,
   stringifyManifest,
 } from '../../model/index.js';
+import { REDACTED, indexSecretValues, redactText, secretTextIn } from '../../redact/index.js';
 import { replaceFile } from '../tree.js';
 import { parseDocuments } from '../yaml.js';
 
@@ -42,6 +46,7 @@ export interface HelmBuildContext {
   settings: RenderSettings;
   scratchDir: () => string;
   configData: ConfigLookup;
+  secretKeys: SecretKeysLookup;
   chartSources: Omit<
     ChartSourceContext,
     'runner' | 'cacheDir' | 'offline' | 'timeoutMs' | 'maxChartBytes'
@@ -52,16 +57,45 @@ export type HelmBuildOutcome =
   | { objects: RenderedObject[]; chart: string }
   | ({ error: string } & RenderErrorTags);
 
+/**
+ * The chart's objects, each with where it holds Helm values that came from a Secret; an
+ * error message (helm quotes values in `fail` and `required`) has their text hidden.
+ */
 export async function buildHelmRelease(
   ctx: HelmBuildContext,
   ref: ProducerRef,
   manifest: Manifest,
+  secret?: SecretDerived,
 ): Promise<HelmBuildOutcome> {
   const parsed = HelmRelease.safeParse(manifest);
   if (!parsed.success)
     return { error: `invalid HelmRelease: ${describeSchemaError(parsed.error)}` };
   const hr = parsed.data;
   hr.metadata.namespace ??= ref.namespace;
+  const secretValues = releaseSecretValues(
+    hr,
+    ctx.configData,
+    ctx.secretKeys,
+    ref.namespace,
+    secret,
+  );
+  const outcome = await inflate(ctx, ref, hr);
+  if ('error' in outcome) {
+    const secrets = indexSecretValues(secretValues);
+    return { ...outcome, error: redactText(outcome.error, REDACTED, secrets) };
+  }
+  for (const object of outcome.objects) {
+    const derived = secretTextIn(object.manifest, secretValues);
+    if (derived !== undefined) object.secret = derived;
+  }
+  return outcome;
+}
+
+async function inflate(
+  ctx: HelmBuildContext,
+  ref: ProducerRef,
+  hr: HelmRelease,
+): Promise<HelmBuildOutcome> {
   const helm = ctx.settings.helm;
   const scratch = ctx.scratchDir();
   await mkdir(scratch, { recursive: true });

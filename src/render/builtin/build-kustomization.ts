@@ -21,11 +21,19 @@ import {
   type Manifest,
   type ProducerRef,
   type RenderedObject,
+  type SecretDerived,
   objectMeta,
   stringifyManifest,
 } from '../../model/index.js';
+import { derivedFromSecret } from '../../redact/index.js';
 import { sourceLineFinder, type SourceLineFinder } from './source-line-finder.js';
-import { collectVariables, substituteManifest, SubstitutionError } from './substitute.js';
+import {
+  type VariableInput,
+  collectVariables,
+  secretVariableNames,
+  substituteTracked,
+  SubstitutionError,
+} from './substitute.js';
 import { copyTree, replaceFile } from '../tree.js';
 import { parseDocuments } from '../yaml.js';
 
@@ -44,10 +52,14 @@ export interface BuildContext {
     namespace: string,
     name: string,
   ) => Record<string, string> | undefined;
+  /** The keys of that ConfigMap or Secret whose values derive from a Secret. */
+  secretKeys: (kind: 'ConfigMap' | 'Secret', namespace: string, name: string) => Set<string>;
 }
 
 export interface BuildInput {
   ks: FluxKustomization;
+  /** Where the Kustomization itself holds text derived from a Secret (its parent's doing). */
+  secret?: SecretDerived | undefined;
   ref: ProducerRef;
   sourceRoot: string;
   /** Prefix for file attribution: '' for the reviewed repository, 'SOURCE:' otherwise. */
@@ -106,7 +118,9 @@ async function postBuild(
 ): Promise<RenderedObject[]> {
   const parsed = parseDocuments(output);
   if (parsed.error) throw new Error(`unreadable kustomize output: ${parsed.error}`);
-  const vars = input.ks.spec.postBuild ? variables(ctx, input) : undefined;
+  const sources = input.ks.spec.postBuild ? variableInput(ctx, input) : undefined;
+  const vars = sources && collectVariables(sources);
+  const secretNames = sources ? secretVariableNames(sources) : new Set<string>();
   const strategy = input.ks.spec.postBuild?.substituteStrategy;
   const objects: RenderedObject[] = [];
   for (const { manifest } of parsed.documents) {
@@ -120,12 +134,17 @@ async function postBuild(
     // Before substitution: the source file holds the name as kustomize read it.
     const line = file ? await lineOf(file, meta.kind, meta.name) : undefined;
     let out = manifest;
+    let secret: SecretDerived | undefined;
     if (vars) {
       try {
-        out = substituteManifest(manifest, vars, {
-          strict: ctx.settings.strictSubstitution,
-          always: strategy === 'Always',
-        });
+        const substituted = substituteTracked(
+          manifest,
+          vars,
+          { strict: ctx.settings.strictSubstitution, always: strategy === 'Always' },
+          secretNames,
+        );
+        out = substituted.manifest;
+        secret = substituted.secret;
       } catch (err) {
         // substituteManifest's own errors already name the object.
         if (err instanceof SubstitutionError) throw err;
@@ -134,7 +153,9 @@ async function postBuild(
     }
     setOwnerLabels(out, input.ref);
     applyCommonMetadata(out, input.ks);
-    objects.push(attributed(input, out, file, line));
+    const object = attributed(input, out, file, line);
+    if (secret !== undefined) object.secret = secret;
+    objects.push(object);
   }
   return objects;
 }
@@ -160,15 +181,23 @@ function withoutScratch(message: string, copy: string, input: BuildInput): strin
     .join(input.filePrefix || '.');
 }
 
-function variables(ctx: BuildContext, input: BuildInput): Record<string, string> {
+/** The variable sources, with what in them derives from a Secret. */
+function variableInput(ctx: BuildContext, input: BuildInput): VariableInput {
   const postBuild = input.ks.spec.postBuild ?? {};
-  return collectVariables({
-    inline: postBuild.substitute,
+  const inline = postBuild.substitute;
+  const path = ['spec', 'postBuild', 'substitute'];
+  const inlineSecret = Object.entries(inline ?? {})
+    .filter(([name, value]) => derivedFromSecret(input.secret, [...path, name], value))
+    .map(([name]) => name);
+  return {
+    inline,
+    inlineSecret: new Set(inlineSecret),
     sources: (postBuild.substituteFrom ?? []).map((ref) => ({
       ref: { kind: ref.kind, name: ref.name, optional: ref.optional ?? false },
       data: ctx.configData(ref.kind, input.ref.namespace, ref.name),
+      secretKeys: ctx.secretKeys(ref.kind, input.ref.namespace, ref.name),
     })),
-  });
+  };
 }
 
 /** Reads kustomize's origin annotation into a source-relative file and removes it unless Flux keeps it. */

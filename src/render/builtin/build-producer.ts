@@ -12,7 +12,13 @@ import {
   describeSchemaError,
   resolveInside,
 } from '../flux/index.js';
-import type { Manifest, ProducerRef, RenderedObject, RenderErrorTags } from '../../model/index.js';
+import type {
+  Manifest,
+  ProducerRef,
+  RenderedObject,
+  RenderErrorTags,
+  SecretDerived,
+} from '../../model/index.js';
 
 export interface ProducerBuildDeps {
   sources: Sources;
@@ -23,6 +29,8 @@ export interface ProducerBuildDeps {
 export interface BuildTarget {
   ref: ProducerRef;
   manifest: Manifest;
+  /** Where the definition holds text derived from a Secret (a parent substituted it). */
+  secret?: SecretDerived | undefined;
   /** Normalised spec.path of a Kustomization. */
   path: string;
   /** Where the definition was written, for error attribution. */
@@ -39,7 +47,7 @@ export async function buildProducer(
   deps: ProducerBuildDeps,
 ): Promise<BuildResult> {
   if (target.ref.kind === 'HelmRelease') {
-    const outcome = await buildHelmRelease(deps.helm, target.ref, target.manifest);
+    const outcome = await buildHelmRelease(deps.helm, target.ref, target.manifest, target.secret);
     if ('error' in outcome) {
       const { error, ...tags } = outcome;
       return withFile(target, error, '', tags);
@@ -81,6 +89,7 @@ async function buildFluxKustomization(
   if ('error' in inside) return withFile(target, inside.error, resolved.id);
   const outcome = await buildKustomization(deps.kustomize, {
     ks,
+    secret: target.secret,
     ref: target.ref,
     sourceRoot: resolved.root,
     filePrefix: resolved.isRepository ? '' : `${resolved.id}:`,

@@ -14,6 +14,7 @@ import {
   objectMeta,
   readConfigData,
 } from '../../model/index.js';
+import { secretKeysOf } from '../../redact/index.js';
 import { type Discovery, SourceIgnore, Sources, discover } from '../flux/index.js';
 import type { EngineDeps, RenderEngine, RenderProgress, RenderRequest } from '../engine.js';
 import { Producers } from './producers.js';
@@ -78,6 +79,12 @@ export class BuiltinEngine implements RenderEngine {
       configData: (kind: 'ConfigMap' | 'Secret', ns: string, name: string) => {
         const m = lookup(kind, ns, name);
         return m ? readConfigData(m) : undefined;
+      },
+      secretKeys: (kind: 'ConfigMap' | 'Secret', ns: string, name: string) => {
+        const rendered = producers.clusterRendered(kind, ns, name);
+        if (rendered) return secretKeysOf(rendered.manifest, rendered.secret);
+        const m = sourceObjects.get(`${kind}/${ns}/${name}`);
+        return m ? secretKeysOf(m) : new Set<string>();
       },
     };
     const deps: ProducerBuildDeps = {

@@ -23,6 +23,7 @@ import {
   type RenderErrorTags,
   type RenderedCluster,
   type RenderedObject,
+  type SecretDerived,
   objectMeta,
   producerKey,
   stringifyManifest,
@@ -35,6 +36,8 @@ export interface Entry {
   key: string;
   ref: ProducerRef;
   manifest: Manifest;
+  /** Where the definition holds text derived from a Secret (its parent substituted it). */
+  secret?: SecretDerived | undefined;
   origin: { file: string; line: number } | { parent: string };
   status: Status;
   /** Set when a parent redefined this entry while it was rendering. */
@@ -72,7 +75,7 @@ function specFingerprint(manifest: Manifest): string {
 export class Producers {
   readonly #entries = new Map<string, Entry>();
   readonly #errors: RenderError[] = [];
-  readonly #objectIndex = new Map<string, Manifest>();
+  readonly #objectIndex = new Map<string, RenderedObject>();
 
   constructor(
     found: Discovery,
@@ -160,6 +163,11 @@ export class Producers {
   }
 
   clusterObject(kind: string, namespace: string, name: string): Manifest | undefined {
+    return this.clusterRendered(kind, namespace, name)?.manifest;
+  }
+
+  /** The rendered object, with what in it derives from a Secret. */
+  clusterRendered(kind: string, namespace: string, name: string): RenderedObject | undefined {
     return this.#objectIndex.get(`${kind}/${namespace}/${name}`);
   }
 
@@ -177,6 +185,7 @@ export class Producers {
       {
         ref: entry.ref,
         manifest: entry.manifest,
+        secret: entry.secret,
         path: entry.path,
         file: this.definitionFile(entry),
       },
@@ -207,7 +216,7 @@ export class Producers {
         const meta = objectMeta(o.manifest);
         this.#objectIndex.set(
           `${meta.kind}/${meta.namespace ?? entry.ref.namespace}/${meta.name}`,
-          o.manifest,
+          o,
         );
       }
       this.absorbChildren(entry);
@@ -237,7 +246,7 @@ export class Producers {
         continue;
       }
       this.supersedeFileEntry(object, key);
-      this.adopt(parent, key, ref, object.manifest);
+      this.adopt(parent, key, ref, object);
     }
   }
 
@@ -254,10 +263,12 @@ export class Producers {
     }
   }
 
-  private adopt(parent: Entry, key: string, ref: ProducerRef, manifest: Manifest): void {
+  private adopt(parent: Entry, key: string, ref: ProducerRef, object: RenderedObject): void {
+    const { manifest, secret } = object;
     const existing = this.#entries.get(key);
     if (!existing) {
-      this.#entries.set(key, this.newEntry(key, ref, manifest, { parent: parent.key }));
+      const entry = this.newEntry(key, ref, manifest, { parent: parent.key });
+      this.#entries.set(key, Object.assign(entry, { secret }));
       return;
     }
     if ('parent' in existing.origin && existing.origin.parent !== parent.key) {
@@ -273,11 +284,18 @@ export class Producers {
     if (!changed) {
       existing.origin = redo.origin;
       existing.manifest = manifest;
+      existing.secret = secret;
       return;
     }
     if (existing.status === 'rendering') existing.stale = true;
     else existing.status = 'pending';
-    Object.assign(existing, { manifest, origin: redo.origin, path: redo.path, objects: [] });
+    Object.assign(existing, {
+      manifest,
+      secret,
+      origin: redo.origin,
+      path: redo.path,
+      objects: [],
+    });
     delete existing.error;
     delete existing.skipped;
   }

@@ -11,13 +11,14 @@ import { stringTag } from 'yaml/util';
 import {
   type ByteLookup,
   SubstitutionError,
-  expandBytes,
+  expandBytesMarked,
   fromBytes,
   isValidUtf8,
   toBytes,
 } from '../envsubst/index.js';
 import { GoYamlError, goYamlTags, parseGoYaml } from '../go-yaml.js';
-import { isRecord } from '../../model/index.js';
+import { type SecretDerived, isRecord } from '../../model/index.js';
+import { SECRET_CLOSE, SECRET_OPEN, derivedFields } from './derived-fields.js';
 
 export { envsubst, SubstitutionError } from '../envsubst/index.js';
 
@@ -44,11 +45,20 @@ function stripNewlines(value: string): string {
   return value.replaceAll('\n', '');
 }
 
-/** Merge variables as Flux does: sources in order (later wins), then inline substitute (wins); strips newlines; validates names. */
-export function collectVariables(input: {
+export interface VariableInput {
   inline: Record<string, string> | undefined;
-  sources: Array<{ ref: VarSource; data: Record<string, string> | undefined }>;
-}): Record<string, string> {
+  /** Inline names whose value derives from a Secret (a parent substituted it). */
+  inlineSecret?: ReadonlySet<string>;
+  sources: Array<{
+    ref: VarSource;
+    data: Record<string, string> | undefined;
+    /** Keys whose value derives from a Secret; by default every key of a Secret. */
+    secretKeys?: ReadonlySet<string>;
+  }>;
+}
+
+/** Merge variables as Flux does: sources in order (later wins), then inline substitute (wins); strips newlines; validates names. */
+export function collectVariables(input: VariableInput): Record<string, string> {
   // A Map keeps keys such as `__proto__` (a valid variable name) as plain data.
   const merged = new Map<string, string>();
   for (const { ref, data } of input.sources) {
@@ -63,6 +73,20 @@ export function collectVariables(input: {
   }
   validateNames(merged.keys());
   return Object.fromEntries(merged);
+}
+
+/** The variables collectVariables would take from a Secret, or from text derived from one. */
+export function secretVariableNames(input: VariableInput): Set<string> {
+  const secret = new Map<string, boolean>();
+  for (const { ref, data, secretKeys } of input.sources) {
+    for (const name of Object.keys(data ?? {})) {
+      secret.set(name, secretKeys ? secretKeys.has(name) : ref.kind === 'Secret');
+    }
+  }
+  for (const name of Object.keys(input.inline ?? {})) {
+    secret.set(name, input.inlineSecret?.has(name) === true);
+  }
+  return new Set([...secret].filter(([, isSecret]) => isSecret).map(([name]) => name));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -172,15 +196,34 @@ function wrapForManifest(
   );
 }
 
+/** A substituted manifest, and where it holds text derived from secret variables. */
+export interface Substituted {
+  manifest: Record<string, unknown>;
+  secret?: SecretDerived;
+}
+
 /** Apply post-build substitution to one manifest (a plain JS object as parsed from YAML). Returns the new manifest, or the same object when substitution is disabled for it or there is nothing to do. */
 export function substituteManifest(
   manifest: Record<string, unknown>,
   vars: Record<string, string>,
   options: { strict: boolean; always: boolean },
 ): Record<string, unknown> {
-  if (isDisabled(manifest)) return manifest;
+  return substituteTracked(manifest, vars, options, new Set()).manifest;
+}
+
+/**
+ * substituteManifest, also telling which fields hold text derived from `secretNames`
+ * (any operator's result: a substring, a case change, a length...).
+ */
+export function substituteTracked(
+  manifest: Record<string, unknown>,
+  vars: Record<string, string>,
+  options: { strict: boolean; always: boolean },
+  secretNames: ReadonlySet<string>,
+): Substituted {
+  if (isDisabled(manifest)) return { manifest };
   const names = Object.keys(vars);
-  if (names.length === 0 && !options.always) return manifest;
+  if (names.length === 0 && !options.always) return { manifest };
   const where = describe(manifest);
   try {
     validateNames(names);
@@ -188,18 +231,34 @@ export function substituteManifest(
     throw wrapForManifest(where, error as SubstitutionError, '');
   }
   const text = toYaml(manifest);
-  if (!text.includes('$')) return manifest;
+  if (!text.includes('$')) return { manifest };
   const lookup: ByteLookup = (name) => {
     const key = fromBytes(name);
     const value = Object.hasOwn(vars, key) ? vars[key] : undefined;
     return value === undefined ? undefined : toBytes(value);
   };
-  let output: string;
+  let output: { text: string; marked: string | undefined };
   try {
-    output = expandBytes(toBytes(text), lookup, options.strict);
+    output = expandBytesMarked(toBytes(text), lookup, options.strict, {
+      isSecret: (name) => secretNames.has(fromBytes(name)),
+      open: toBytes(SECRET_OPEN),
+      close: toBytes(SECRET_CLOSE),
+    });
   } catch (error) {
     if (!(error instanceof SubstitutionError)) throw error;
     throw wrapForManifest(where, error, 'variable substitution failed: ');
   }
-  return fromYaml(output, where);
+  const substituted = fromYaml(output.text, where);
+  if (output.marked === undefined) return { manifest: substituted };
+  return { manifest: substituted, secret: derivedFields(substituted, readMarked(output.marked)) };
+}
+
+/** The marked copy as data; undefined when the marks broke its YAML. */
+function readMarked(marked: string): unknown {
+  try {
+    return fromYaml(marked, '');
+  } catch (error) {
+    if (error instanceof SubstitutionError) return undefined;
+    throw error;
+  }
 }

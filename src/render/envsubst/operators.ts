@@ -4,6 +4,19 @@
 import { decodeRune, encodeRune, runesOf } from './bytes.js';
 import { trimPrefix, trimSuffix } from './glob.js';
 
+const ARGUMENT_FREE = new Set([',', ',,', '^', '^^']);
+const VALUE_OPERATORS = new Set(['#', '##', '%', '%%', ':', '/', '//', '/#', '/%']);
+
+/**
+ * Whether applyOperator's result depends on its arguments: patterns, offsets and
+ * replacements always do; a default-style operator's only when it falls back on them.
+ */
+export function usesArguments(op: string, value: string, args: readonly string[]): boolean {
+  if (ARGUMENT_FREE.has(op)) return false;
+  if (VALUE_OPERATORS.has(op)) return args.length > 0;
+  return value === '' && args.length > 0;
+}
+
 export function applyOperator(op: string, value: string, args: string[]): string {
   const [first, second] = args;
   switch (op) {

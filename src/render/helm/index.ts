@@ -7,5 +7,6 @@ export { type ChartSourceContext, resolveChart } from './chart-source.js';
 export { ChartUnavailableError } from './chart-unavailable-error.js';
 export { HelmRelease, releaseName, releaseNamespace } from './helm-release.js';
 export { postRender } from './post-render.js';
+export { releaseSecretValues, type SecretKeysLookup } from './release-secret-values.js';
 export { chartCrdsMode, helmTemplate, takeTemplateSource } from './template.js';
 export { type ConfigLookup, chartDefaultValues, composeValues } from './values.js';
