@@ -4,6 +4,7 @@
  */
 import type { AnalysisResult } from '../model/index.js';
 import { clipText, oneLine } from './clip-text.js';
+import { displaySafe, displayText } from './display-text.js';
 import { escapeMarkdown } from './escape-markdown.js';
 import { groupChanges } from './group-changes.js';
 import { omissionFooter, renderMarkdownChanges, worstOmission } from './markdown-changes.js';
@@ -23,7 +24,8 @@ export interface MarkdownOptions {
  * they alone overflow), then counts, images and errors with a third of what is left each,
  * then diffs in risk order, with room kept for the footer saying what was left out.
  */
-export function renderMarkdown(result: AnalysisResult, opts: MarkdownOptions = {}): string {
+export function renderMarkdown(raw: AnalysisResult, opts: MarkdownOptions = {}): string {
+  const result = displaySafe(raw);
   const max = opts.maxChars ?? MARKDOWN_MAX_CHARS;
   const groups = groupChanges(result);
   const reserve = omissionFooter(worstOmission(groups), result.reportUrl).length;
@@ -41,7 +43,8 @@ export function renderMarkdown(result: AnalysisResult, opts: MarkdownOptions = {
 export function minimalMarkdown(result: AnalysisResult, max: number): string {
   const badge = `### fluxlens: **${levelLabel(result.verdict.level)}**`;
   const room = Math.floor((max - badge.length - 4) / 5);
-  const headline = room > 0 ? escapeMarkdown(clipText(oneLine(result.verdict.headline), room)) : '';
+  const headline =
+    room > 0 ? escapeMarkdown(clipText(oneLine(displayText(result.verdict.headline)), room)) : '';
   const out = headline === '' ? `${badge}\n` : `${badge} · ${headline}\n`;
   return out.length <= max ? out : clipText(badge, max);
 }

@@ -7,6 +7,7 @@ import { posix } from 'node:path';
 import { buildProducer, type ProducerBuildDeps } from './build-producer.js';
 import {
   type Discovery,
+  dependsOnCycles,
   FluxKustomization,
   type FoundObject,
   isFluxKustomization,
@@ -321,6 +322,7 @@ export class Producers {
     for (const e of entries) {
       if (e.error) errors.push({ producer: e.ref, ...e.error });
     }
+    errors.push(...dependsOnCycles(producers));
     return { producers, objects: entries.flatMap((e) => e.objects), errors, tools };
   }
 

@@ -9,6 +9,9 @@
  * messages itself. Beside it: flux-local-sources.ts (--sources), flux-local-output.ts
  * (`get ks` table, `build ks` objects), flux-local-failure.ts (what a failed run reports),
  * flux-local-producers.ts (Kustomization producers) and flux-local-helm.ts (HelmReleases).
+ * remote-bases.ts walks the kustomization trees first: flux-local fetches remote bases
+ * unasked, so without settings.allowRemoteBases a Kustomization naming one fails with the
+ * builtin engine's error and flux-local is not run at all (it cannot leave one out).
  *
  * Commands (run in a scratch copy of the repository, never in the user's folder):
  *   flux-local get ks -A --path ENTRY [--sources ...]
@@ -112,9 +115,10 @@ import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { FluxlensError, UsageError, errorMessage } from '../../errors.js';
 import { ToolError } from '../../tool-runner.js';
-import { type FoundObject, SourceIgnore, discover, refOf } from '../flux/index.js';
+import { type FoundObject, SourceIgnore, dependsOnCycles, discover, refOf } from '../flux/index.js';
 import type { EngineDeps, RenderEngine, RenderProgress, RenderRequest } from '../engine.js';
-import { cleanMessage, failedRun } from './failure.js';
+import { cleanMessage, failedRun, refusedRun } from './failure.js';
+import { refuseListedRemoteBases, refuseRemoteBases } from './remote-bases.js';
 import { inflateReleases, releasesIn, type RunOutcome } from './helm.js';
 import {
   assembleCluster,
@@ -142,51 +146,68 @@ export class FluxLocalEngine implements RenderEngine {
     await this.deps.runner.resolve('flux-local');
     const dir = await mkdtemp(join(tmpdir(), 'fluxlens-fl-'));
     try {
-      const { ws, entry } = await this.workspace(request, dir);
-      const sourceArgs = await sourcesArgs(ws, this.deps.settings.maxSourceFiles);
-      const tools = await this.toolVersions();
-
-      const listing = await this.run(ws, ['get', 'ks', '-A', '--path', entry, ...sourceArgs]);
-      if (!listing.ok) return failedRun(ws, [], listing.message, tools);
-      const listed = parseKustomizationTable(listing.stdout);
-      onProgress?.({ done: 0, total: listed.length });
-      if (listed.length === 0) return withReleases(ws, assembleCluster(ws, listed, [], tools), []);
-
-      // --output-file: flux-local opens /dev/stdout by name, which fails when stdout is a socket.
-      const outputFile = join(dir, 'build.yaml');
-      const build = await this.run(ws, [
-        'build',
-        'ks',
-        '-A',
-        '--path',
-        entry,
-        '--no-skip-secrets',
-        '--no-skip-crds',
-        ...sourceArgs,
-        '--output-file',
-        outputFile,
-      ]);
-      if (!build.ok) return failedRun(ws, listed, build.message, tools);
-      const output = await this.readOutput(outputFile);
-      if ('error' in output) return failedRun(ws, listed, output.error, tools);
-      const parsed = parseDocuments(output.text);
-      if (parsed.error !== undefined) {
-        return failedRun(ws, listed, `unreadable flux-local output: ${parsed.error}`, tools);
-      }
-      const cluster = assembleCluster(
-        ws,
-        listed,
-        parsed.documents.map((d) => d.manifest),
-        tools,
-      );
-      if (!this.deps.settings.helm.enabled) {
-        onProgress?.({ done: listed.length, total: listed.length });
-        return cluster;
-      }
-      return await this.inflate(ws, entry, sourceArgs, cluster, listed.length, onProgress);
+      const cluster = await this.renderIn(request, dir, onProgress);
+      // Flux never reconciles a dependsOn cycle, whatever flux-local made of it.
+      return { ...cluster, errors: [...cluster.errors, ...dependsOnCycles(cluster.producers)] };
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  }
+
+  private async renderIn(
+    request: RenderRequest,
+    dir: string,
+    onProgress?: (p: RenderProgress) => void,
+  ): Promise<RenderedCluster> {
+    const { ws, entry } = await this.workspace(request, dir);
+    const sourceArgs = await sourcesArgs(ws, this.deps.settings.maxSourceFiles);
+    const tools = await this.toolVersions();
+    // flux-local fetches remote bases unasked: the builtin engine's check runs first.
+    const allowRemote = this.deps.settings.allowRemoteBases;
+    const checked = new Set<string>();
+    const refused = allowRemote ? [] : await refuseRemoteBases(ws, entry, checked);
+    if (refused.length > 0) return refusedRun(ws, [], refused, tools);
+
+    const listing = await this.run(ws, ['get', 'ks', '-A', '--path', entry, ...sourceArgs]);
+    if (!listing.ok) return failedRun(ws, [], listing.message, tools);
+    const listed = parseKustomizationTable(listing.stdout);
+    const late = allowRemote ? [] : await refuseListedRemoteBases(ws, listed, checked);
+    if (late.length > 0) return refusedRun(ws, listed, late, tools);
+    onProgress?.({ done: 0, total: listed.length });
+    if (listed.length === 0) return withReleases(ws, assembleCluster(ws, listed, [], tools), []);
+
+    // --output-file: flux-local opens /dev/stdout by name, which fails when stdout is a socket.
+    const outputFile = join(dir, 'build.yaml');
+    const build = await this.run(ws, [
+      'build',
+      'ks',
+      '-A',
+      '--path',
+      entry,
+      '--no-skip-secrets',
+      '--no-skip-crds',
+      ...sourceArgs,
+      '--output-file',
+      outputFile,
+    ]);
+    if (!build.ok) return failedRun(ws, listed, build.message, tools);
+    const output = await this.readOutput(outputFile);
+    if ('error' in output) return failedRun(ws, listed, output.error, tools);
+    const parsed = parseDocuments(output.text);
+    if (parsed.error !== undefined) {
+      return failedRun(ws, listed, `unreadable flux-local output: ${parsed.error}`, tools);
+    }
+    const cluster = assembleCluster(
+      ws,
+      listed,
+      parsed.documents.map((d) => d.manifest),
+      tools,
+    );
+    if (!this.deps.settings.helm.enabled) {
+      onProgress?.({ done: listed.length, total: listed.length });
+      return cluster;
+    }
+    return await this.inflate(ws, entry, sourceArgs, cluster, listed.length, onProgress);
   }
 
   /**

@@ -34,6 +34,51 @@ export function failedRun(
   tools: Record<string, string>,
 ): RenderedCluster {
   const named = namedKustomizations(message);
+  const culprit =
+    named.length > 0 ? named.map((r) => `${r.namespace}/${r.name}`).join(', ') : undefined;
+  const cluster = stoppedRun(
+    ws,
+    listed,
+    named.map((producer) => ({ producer, message })),
+    culprit
+      ? `not rendered: flux-local stops the whole run at the error in Kustomization ${culprit}`
+      : 'not rendered: flux-local failed (see the error on flux-local)',
+    tools,
+  );
+  if (named.length === 0) cluster.errors.push({ producer: { ...FLUX_LOCAL_RUN }, message });
+  return cluster;
+}
+
+/**
+ * The Producers to report when flux-local was not run because Kustomizations would have
+ * fetched remote bases: their errors as given, every other producer skipped. flux-local
+ * cannot leave one Kustomization out of a run (--skip-invalid-kustomization-paths only
+ * skips missing folders), so one refused Kustomization stops the whole run.
+ */
+export function refusedRun(
+  ws: Workspace,
+  listed: readonly ListedKustomization[],
+  refused: readonly RenderError[],
+  tools: Record<string, string>,
+): RenderedCluster {
+  const culprit = refused.map((e) => `${e.producer.namespace}/${e.producer.name}`).join(', ');
+  return stoppedRun(
+    ws,
+    listed,
+    refused,
+    `not rendered: flux-local was not run, as Kustomization ${culprit} would fetch a remote base`,
+    tools,
+  );
+}
+
+/** Every producer known without a build: `blamed` ones get their error, the others `skipped`. */
+function stoppedRun(
+  ws: Workspace,
+  listed: readonly ListedKustomization[],
+  blamed: readonly RenderError[],
+  skipped: string,
+  tools: Record<string, string>,
+): RenderedCluster {
   const producers = new Map<string, Producer>();
   for (const ks of listed) {
     const ref: ProducerRef = { kind: 'Kustomization', namespace: ks.namespace, name: ks.name };
@@ -46,7 +91,7 @@ export function failedRun(
         describeKustomization(ws, refOf(item.manifest, DEFAULT_NAMESPACE), new Map()),
       );
   }
-  for (const ref of named) {
+  for (const { producer: ref } of blamed) {
     const key = producerKey(ref);
     if (!producers.has(key)) producers.set(key, describeKustomization(ws, ref, new Map()));
   }
@@ -54,20 +99,19 @@ export function failedRun(
     const ref = refOf(item.manifest, DEFAULT_NAMESPACE);
     producers.set(key, describeRelease(ref, item.manifest, { file: item.file, line: item.line }));
   }
-  const culprit =
-    named.length > 0 ? named.map((r) => `${r.namespace}/${r.name}`).join(', ') : undefined;
   const errors: RenderError[] = [];
   for (const producer of producers.values()) {
-    if (named.some((r) => producerKey(r) === producerKey(producer))) {
-      producer.error = message;
-      errors.push(withFile({ producer: toRef(producer), message }, producer));
-    } else {
-      producer.skipped = culprit
-        ? `not rendered: flux-local stops the whole run at the error in Kustomization ${culprit}`
-        : 'not rendered: flux-local failed (see the error on flux-local)';
+    const own = blamed.filter((e) => producerKey(e.producer) === producerKey(producer));
+    if (own.length === 0) {
+      producer.skipped = skipped;
+      continue;
     }
+    producer.error = own[0]!.message;
+    for (const e of own)
+      errors.push(
+        e.file ? e : withFile({ producer: toRef(producer), message: e.message }, producer),
+      );
   }
-  if (named.length === 0) errors.push({ producer: { ...FLUX_LOCAL_RUN }, message });
   return { producers: sortProducers(producers), objects: [], errors, tools };
 }
 

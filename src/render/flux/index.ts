@@ -2,6 +2,7 @@
  * render/flux/ holds what both engines read of Flux itself: the object schemas, discovery
  * of Flux objects in a tree, and source references resolved to folders. It runs no tools.
  */
+export { dependsOnCycles } from './depends-on-cycles.js';
 export { type Discovery, type FoundObject, discover } from './discover.js';
 export {
   CommonMetadata,
