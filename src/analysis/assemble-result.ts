@@ -3,6 +3,7 @@ import type { ResolvedRevisions } from '../git/index.js';
 import {
   ANALYSIS_SCHEMA_VERSION,
   compareStrings,
+  isUnavailable,
   producerKey,
   toRef,
   type AnalysisError,
@@ -14,7 +15,7 @@ import {
   type RenderError,
 } from '../model/index.js';
 import { redactRenderError, secretValuesOf } from '../redact/index.js';
-import { computeVerdict, sortChanges, sortFindings } from '../risk/index.js';
+import { computeVerdict, sortChanges, sortFindings, unassessedProducers } from '../risk/index.js';
 
 export interface RenderedPair {
   name: string;
@@ -43,12 +44,14 @@ export function assembleResult(
     name: c.name,
     path: c.path,
     ...c.diff.summary,
+    unassessed: unassessedProducers(c),
   }));
+  const unassessed = summaries.flatMap((s) => s.unassessed ?? []);
   return {
     schemaVersion: ANALYSIS_SCHEMA_VERSION,
     base: { rev: labels?.base ?? revisions.base.rev, sha: revisions.base.sha },
     head: { rev: labels?.head ?? revisions.head.rev, sha: revisions.head.sha },
-    verdict: computeVerdict(findings, changes, introduced),
+    verdict: computeVerdict(findings, changes, introduced, unassessed),
     summary: {
       added: sum(summaries, 'added'),
       removed: sum(summaries, 'removed'),
@@ -85,7 +88,8 @@ function analysisErrors(clusters: readonly DiffedCluster[]): AnalysisError[] {
     const introduced = new Set(c.diff.summary.errorsIntroduced.map((e) => producerKey(e.producer)));
     for (const e of c.base.errors) errors.push(publishable(e, 'base', false));
     for (const e of c.head.errors) {
-      errors.push(publishable(e, 'head', introduced.has(producerKey(e.producer))));
+      const counted = !isUnavailable(e) && introduced.has(producerKey(e.producer));
+      errors.push(publishable(e, 'head', counted));
     }
   }
   return errors.sort(

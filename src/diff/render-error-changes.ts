@@ -1,21 +1,23 @@
 /**
  * Which render errors a change introduces or fixes, per producer: a producer that
  * rendered at base (or is new) and fails at head introduces its errors; one that failed
- * at base and renders (or is gone) at head fixes them. Messages are scrubbed of credentials.
- * A chart that could not be had while rendering offline proves nothing either way (Flux
- * would fetch it): it is neither introduced nor fixed, though it still makes its producer
- * count as failing on that side, and stays in the cluster's errors.
+ * at base and renders at head fixes them. A producer gone at head fixes nothing: removing
+ * it does not mend it. Only content errors (ones Flux would fail on too) count: a chart
+ * that could not be had (network, credentials, an offline cache miss; isUnavailable)
+ * proves nothing either way, though it still makes its producer count as failing on that
+ * side, and stays in the cluster's errors. Messages are scrubbed of credentials.
  */
-import { type RenderError, type RenderedCluster, producerKey, toRef } from '../model/index.js';
+import {
+  type RenderError,
+  type RenderedCluster,
+  isUnavailable,
+  producerKey,
+  toRef,
+} from '../model/index.js';
 import { NO_SECRET_VALUES, REDACTED, type SecretValueIndex, redactText } from '../redact/index.js';
 
 function failing(cluster: RenderedCluster): Set<string> {
   return new Set(cluster.errors.map((e) => producerKey(e.producer)));
-}
-
-/** The chart was unavailable to an offline render: maybe only missing from the cache. */
-function uncheckedOffline(error: RenderError): boolean {
-  return error.code === 'chart-unavailable' && error.offline === true;
 }
 
 function publishable(error: RenderError, secrets: SecretValueIndex): RenderError {
@@ -48,15 +50,17 @@ export function renderErrorChanges(
 ): { introduced: RenderError[]; fixed: RenderError[] } {
   const failingAtBase = failing(base);
   const failingAtHead = failing(head);
+  const atHead = new Set(head.producers.map(producerKey));
+  const mended = (key: string) => atHead.has(key) && !failingAtHead.has(key);
   return {
     introduced: distinctSorted(
       head.errors
-        .filter((e) => !uncheckedOffline(e) && !failingAtBase.has(producerKey(e.producer)))
+        .filter((e) => !isUnavailable(e) && !failingAtBase.has(producerKey(e.producer)))
         .map((e) => publishable(e, secrets)),
     ),
     fixed: distinctSorted(
       base.errors
-        .filter((e) => !uncheckedOffline(e) && !failingAtHead.has(producerKey(e.producer)))
+        .filter((e) => !isUnavailable(e) && mended(producerKey(e.producer)))
         .map((e) => publishable(e, secrets)),
     ),
   };

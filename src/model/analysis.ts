@@ -3,7 +3,7 @@
  * service stores. Everything in it is redacted and deterministic except `timings`.
  */
 import type { DiffSummary, ResourceChange } from './change.js';
-import type { RenderError } from './render.js';
+import type { ProducerRef, RenderError } from './render.js';
 import type { Finding, Verdict } from './finding.js';
 
 export const ANALYSIS_SCHEMA_VERSION = 1;
@@ -17,20 +17,46 @@ export interface RevisionRef {
 export interface AnalysisError extends RenderError {
   cluster: string;
   side: 'base' | 'head';
-  /** A head error whose producer rendered at base (or is new). */
+  /**
+   * A content error at head whose producer rendered at base (or is new); never one of
+   * unavailability (isUnavailable), which makes the producer unassessed instead.
+   */
   introduced: boolean;
+}
+
+/**
+ * A producer the PR changes that could not be rendered, for unavailability (see
+ * isUnavailable), on one side or both: nothing about it was judged. "Changes" means its
+ * own object (as its parent renders it) differs, it exists on one side only, or it fails
+ * on one side and renders on the other.
+ */
+export interface UnassessedProducer {
+  producer: ProducerRef;
+  side: 'base' | 'head' | 'both';
+  /** Short and stable, e.g. `chart unavailable`; the errors list has the messages. */
+  reason: string;
 }
 
 export interface ClusterSummary extends DiffSummary {
   name: string;
   path: string;
+  /** Sorted by producer. Set on every analysis; absent only in results stored before it. */
+  unassessed?: UnassessedProducer[];
+}
+
+export interface AnalysisVerdict extends Verdict {
+  /**
+   * How many changed producers were not assessed (clusters[].unassessed). While any is,
+   * the level is at least caution, nothing is routine and the check run is not `success`.
+   */
+  unassessed?: number;
 }
 
 export interface AnalysisResult {
   schemaVersion: typeof ANALYSIS_SCHEMA_VERSION;
   base: RevisionRef;
   head: RevisionRef;
-  verdict: Verdict;
+  verdict: AnalysisVerdict;
   /** Counts over all clusters. */
   summary: { added: number; removed: number; changed: number; moved: number; findings: number };
   clusters: ClusterSummary[];

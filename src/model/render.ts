@@ -57,7 +57,11 @@ export interface SecretField {
   key?: true;
 }
 
-/** Stable causes a consumer may act on; the message stays the human-readable detail. */
+/**
+ * Stable causes a consumer may act on; the message stays the human-readable detail. An
+ * error without a code is a content error: one Flux would fail on too, which a PR can
+ * introduce or fix. `chart-unavailable`: see isUnavailable.
+ */
 export type RenderErrorCode = 'chart-unavailable';
 
 export interface RenderError {
@@ -70,6 +74,15 @@ export interface RenderError {
    * (settings.helm.offline), which Flux would simply fetch.
    */
   offline?: boolean;
+}
+
+/**
+ * The producer failed because fluxlens could not have what Flux may well get (network,
+ * credentials, its own bounds, an offline cache miss), not for a defect in the repository:
+ * such an error proves nothing about the PR, so it is never introduced nor fixed by it.
+ */
+export function isUnavailable(error: RenderError): boolean {
+  return error.code === 'chart-unavailable';
 }
 
 /** The machine-readable part of a RenderError, carried from a build to the cluster. */

@@ -5,6 +5,7 @@
 import { type AnalysisResult, type Level, levelRank } from '../model/index.js';
 import { gate, type FailOn } from '../risk/index.js';
 import { clipText, oneLine } from './clip-text.js';
+import { displaySafe } from './display-text.js';
 import { groupChanges } from './group-changes.js';
 import { omissionFooter, renderMarkdownChanges, worstOmission } from './markdown-changes.js';
 import { minimalMarkdown } from './markdown.js';
@@ -46,15 +47,24 @@ const ANNOTATION_LEVEL: Record<Level, CheckRunAnnotation['annotation_level']> = 
 
 /**
  * failure: the gate fails (a finding at or above `failOn`, the same decision as the CLI's
- * exit code); neutral: a finding above info that does not fail; success otherwise.
+ * exit code); neutral: a finding above info that does not fail, or a changed producer that
+ * could not be rendered (unassessed: what was not looked at cannot pass); success otherwise.
  */
 export function checkRunConclusion(result: AnalysisResult, failOn: FailOn): CheckRunConclusion {
   const { failed, highest } = gate(result.findings, failOn);
   if (failed) return 'failure';
+  if (unassessedCount(result) > 0) return 'neutral';
   return levelRank(highest) > levelRank('info') ? 'neutral' : 'success';
 }
 
+/** From the clusters, so that a result whose verdict lacks the count still tells. */
+function unassessedCount(result: AnalysisResult): number {
+  const listed = result.clusters.reduce((n, c) => n + (c.unassessed?.length ?? 0), 0);
+  return Math.max(listed, result.verdict.unassessed ?? 0);
+}
+
 export function renderCheckRun(result: AnalysisResult, failOn: Level | 'never'): CheckRunOutput {
+  result = displaySafe(result);
   const groups = groupChanges(result);
   const max = CHECK_RUN_MAX_CHARS;
   const link = omissionFooter({ objects: 0, producers: 0, cut: 0 }, result.reportUrl);

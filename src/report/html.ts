@@ -13,10 +13,12 @@ import {
   levelRank,
   plural,
 } from '../model/index.js';
+import { displaySafe } from './display-text.js';
 import { escapeHtml, scriptJson } from './html-escape.js';
 import { findingTargets, pageData } from './html-page-data.js';
 import { HTML_SCRIPT } from './html-script.js';
 import { HTML_STYLE } from './html-style.js';
+import { unassessedRows, unassessedSide } from './markdown-summary.js';
 import { marksRoutine, producerLabel, resourceLabel } from './resource-label.js';
 
 function cspHash(source: string): string {
@@ -88,6 +90,24 @@ function finding(f: Finding, target: number): string {
     show,
     '</li>',
   ].join('');
+}
+
+/** First in the page: what nothing looked at comes before what was found. */
+function unassessed(result: AnalysisResult): string {
+  const rows = unassessedRows(result);
+  if (rows.length === 0) return '';
+  const items = rows.map(
+    (u) =>
+      `<li><strong>${escapeHtml(producerLabel(u.producer))}</strong> in cluster ${escapeHtml(u.cluster)}: ` +
+      `could not be rendered ${escapeHtml(unassessedSide(u.side))} (${escapeHtml(u.reason)}); ` +
+      'its changes were not assessed</li>',
+  );
+  return [
+    '<section aria-labelledby="unassessed-title">',
+    `<h2 id="unassessed-title">Not assessed (${rows.length})</h2>`,
+    `<ul class="errors">\n${items.join('\n')}\n</ul>`,
+    '</section>',
+  ].join('\n');
 }
 
 function findings(result: AnalysisResult): string {
@@ -169,7 +189,8 @@ function footer(result: AnalysisResult): string {
  * The whole report as one HTML document. Deterministic: the same result gives the same
  * bytes (no clock, no random ids; the embedded data has sorted keys).
  */
-export function renderHtml(result: AnalysisResult): string {
+export function renderHtml(raw: AnalysisResult): string {
+  const result = displaySafe(raw);
   return [
     '<!doctype html>',
     '<html lang="en">',
@@ -184,6 +205,7 @@ export function renderHtml(result: AnalysisResult): string {
     '<body>',
     header(result),
     '<main>',
+    unassessed(result),
     findings(result),
     errors(result),
     changes(),

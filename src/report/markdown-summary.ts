@@ -1,15 +1,19 @@
 /**
- * The top of the PR comment and the check-run summary: verdict, findings, counts, image
- * changes and render errors, within a character budget. Findings come before everything
+ * The top of the PR comment and the check-run summary: verdict, the producers the PR
+ * changes that could not be assessed, findings, counts, image changes and render errors,
+ * within a character budget. Unassessed producers and findings come before everything
  * else; the lists after them get a share of what is left and end with "… and N more".
  */
 import {
+  type AnalysisError,
   type AnalysisResult,
   type Finding,
   type Level,
   type RenderError,
+  type UnassessedProducer,
   levelRank,
   plural,
+  producerKey,
 } from '../model/index.js';
 import { codeName, markdownLine, tableCode } from './escape-markdown.js';
 import { changesByResource, findingResourceKey } from './group-changes.js';
@@ -55,6 +59,45 @@ function countsLine(result: AnalysisResult): string {
   return (
     `${rev(base)} → ${rev(head)} · **${summary.added}** added · **${summary.removed}** removed · ` +
     `**${summary.changed}** changed · **${summary.moved}** moved · ${findings}\n\n`
+  );
+}
+
+/** An unassessed producer with its cluster, as every report lists them. */
+export interface UnassessedRow extends UnassessedProducer {
+  cluster: string;
+}
+
+export function unassessedRows(result: AnalysisResult): UnassessedRow[] {
+  return result.clusters.flatMap((c) =>
+    (c.unassessed ?? []).map((u) => ({ ...u, cluster: c.name })),
+  );
+}
+
+/** Where the producer could not be rendered, in words: `at head`, `at base and head`. */
+export function unassessedSide(side: UnassessedProducer['side']): string {
+  return side === 'both' ? 'at base and head' : `at ${side}`;
+}
+
+/**
+ * Before the findings, whole as long as it fits: a reviewer must know what nothing looked
+ * at before reading what was found.
+ */
+function unassessedSection(result: AnalysisResult, budget: number): string {
+  const rows = unassessedRows(result);
+  if (rows.length === 0) return '';
+  const multiCluster = result.clusters.length > 1;
+  const lines = rows.map((u) => {
+    const where = multiCluster ? ` in cluster ${codeName(u.cluster)}` : '';
+    return (
+      `- ${codeName(producerLabel(u.producer))}${where}: could not be rendered ` +
+      `${unassessedSide(u.side)} (${markdownLine(u.reason)}); its changes were not assessed\n`
+    );
+  });
+  return listSection(
+    '#### Not assessed\n\n',
+    lines,
+    budget,
+    (n) => `- … and ${plural(n, 'more producer')} not assessed\n`,
   );
 }
 
@@ -180,11 +223,20 @@ function errorRows(result: AnalysisResult, pick: (c: ResultCluster) => RenderErr
 
 type ResultCluster = AnalysisResult['clusters'][number];
 
+/** Head errors of producers that failed at base too: the PR neither broke nor fixed them. */
+export function persistingErrors(result: AnalysisResult): number {
+  const key = (e: AnalysisError) => `${e.cluster}\n${producerKey(e.producer)}`;
+  const atBase = new Set(result.errors.filter((e) => e.side === 'base').map(key));
+  return result.errors.filter((e) => e.side === 'head' && !e.introduced && atBase.has(key(e)))
+    .length;
+}
+
 export function renderMarkdownSummary(
   result: AnalysisResult,
   opts: MarkdownSummaryOptions,
 ): string {
   let text = markdownVerdict(result) + countsLine(result);
+  text += unassessedSection(result, Math.floor((opts.budget - text.length) / 2));
   text += findingsSection(findingLines(result), opts.budget - text.length);
   const share = () => Math.max(0, Math.floor((opts.budget - text.length) * opts.listShare));
   const more = (noun: string) => (n: number) =>
@@ -203,7 +255,7 @@ export function renderMarkdownSummary(
   const fixed = errorRows(result, (c) => c.errorsFixed);
   text += listSection('#### Render errors introduced\n\n', introduced, share(), more('error'));
   text += listSection('#### Render errors fixed\n\n', fixed, share(), more('error'));
-  const persisting = result.errors.filter((e) => e.side === 'head' && !e.introduced).length;
+  const persisting = persistingErrors(result);
   if (persisting > 0) {
     const line = `${plural(persisting, 'render error')} at head also failed at base.\n\n`;
     if (text.length + line.length <= opts.budget) text += line;

@@ -10,7 +10,9 @@ import {
   type ResourceChange,
   plural,
 } from '../model/index.js';
+import { displayText as clean } from './display-text.js';
 import { changesByResource, findingResourceKey, groupChanges } from './group-changes.js';
+import { persistingErrors, unassessedRows, unassessedSide } from './markdown-summary.js';
 import {
   levelLabel,
   marksRoutine,
@@ -56,12 +58,6 @@ const COLOR: Palette = {
   cyan: sgr('36'),
 };
 
-/** Replaces C0/C1 control characters (tab and newline aside) with U+FFFD. */
-function clean(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '\ufffd');
-}
-
 /** One line: newlines and tabs too become spaces. */
 function cleanLine(text: string): string {
   return clean(text).replace(/\s+/g, ' ').trim();
@@ -98,6 +94,22 @@ function header(result: AnalysisResult, p: Palette): string[] {
     `${summary.added} added, ${summary.removed} removed, ${summary.changed} changed, ${summary.moved} moved, ` +
       `${plural(result.findings.length, 'finding')}${levels.length ? ` (${levels.join(', ')})` : ''}`,
   ];
+}
+
+/** First after the header: what nothing looked at comes before what was found. */
+function unassessed(result: AnalysisResult, p: Palette): string[] {
+  const rows = unassessedRows(result);
+  if (rows.length === 0) return [];
+  const multiCluster = result.clusters.length > 1;
+  const lines = ['', p.bold(p.yellow('Not assessed'))];
+  for (const u of rows) {
+    const where = multiCluster ? ` in cluster ${cleanLine(u.cluster)}` : '';
+    lines.push(
+      `  ${p.bold(cleanLine(producerLabel(u.producer)))}${where}: could not be rendered ` +
+        `${unassessedSide(u.side)} (${cleanLine(u.reason)}); its changes were not assessed`,
+    );
+  }
+  return lines;
 }
 
 function findings(result: AnalysisResult, p: Palette): string[] {
@@ -150,7 +162,7 @@ function errors(result: AnalysisResult, p: Palette): string[] {
   if (introduced.length) lines.push('', p.bold(p.red('Render errors introduced')), ...introduced);
   if (fixed.length) lines.push('', p.bold(p.green('Render errors fixed')), ...fixed);
   // As in the PR comment: a producer failing on both sides hides its changes; say how many.
-  const persisting = result.errors.filter((e) => e.side === 'head' && !e.introduced).length;
+  const persisting = persistingErrors(result);
   if (persisting > 0) {
     lines.push('', p.dim(`${plural(persisting, 'render error')} at head also failed at base.`));
   }
@@ -212,6 +224,7 @@ export function renderText(result: AnalysisResult, opts: TextOptions): string {
   const p = opts.color ? COLOR : PLAIN;
   const lines = [
     ...header(result, p),
+    ...unassessed(result, p),
     ...findings(result, p),
     ...images(result, p),
     ...errors(result, p),

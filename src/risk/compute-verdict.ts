@@ -1,10 +1,17 @@
-/** The verdict: the highest level, counts, one headline, and whether the change is routine. */
+/**
+ * The verdict: the highest level, counts, one headline, and whether the change is routine.
+ * Producers the PR changes that could not be rendered (unassessed) lead the headline, lift
+ * the level to at least caution and rule out routine: an analysis that skipped part of the
+ * change must not read as "OK". They add no finding, so the gate (exit code) ignores them.
+ */
 import {
+  type AnalysisVerdict,
   type Finding,
   LEVELS,
   type Level,
   type ResourceChange,
-  type Verdict,
+  type UnassessedProducer,
+  maxLevel,
   plural,
 } from '../model/index.js';
 import { RULES } from './registry.js';
@@ -47,20 +54,39 @@ function headline(
   return `No risky changes found in ${plural(changes.length, 'changed object')} (${changeCounts(changes)})`;
 }
 
+/** "not assessed: 2 changed HelmReleases could not be rendered: chart unavailable". */
+export function unassessedHeadline(unassessed: readonly UnassessedProducer[]): string {
+  const kinds = new Set(unassessed.map((u) => u.producer.kind));
+  const [kind] = kinds;
+  const noun = kinds.size === 1 && kind !== undefined ? `changed ${kind}` : 'changed producer';
+  const reasons = [...new Set(unassessed.map((u) => u.reason))].sort().join(', ');
+  return `not assessed: ${plural(unassessed.length, noun)} could not be rendered: ${reasons}`;
+}
+
 export function computeVerdict(
   findings: Finding[],
   changes: ResourceChange[],
   errorsIntroduced: number,
-): Verdict {
+  unassessed: readonly UnassessedProducer[] = [],
+): AnalysisVerdict {
   const counts: Record<Level, number> = { info: 0, caution: 0, danger: 0 };
   for (const finding of findings) counts[finding.level] += 1;
-  const level = [...LEVELS].reverse().find((l) => counts[l] > 0) ?? 'none';
+  const highest = [...LEVELS].reverse().find((l) => counts[l] > 0) ?? 'none';
+  const level = unassessed.length > 0 ? maxLevel(highest, 'caution') : highest;
   const routine =
+    unassessed.length === 0 &&
     changes.length > 0 &&
     errorsIntroduced === 0 &&
     counts.caution === 0 &&
     counts.danger === 0 &&
     changes.every(isRoutineChange);
   const sorted = sortFindings(findings);
-  return { level, headline: headline(sorted, changes, errorsIntroduced, routine), routine, counts };
+  const usual = headline(sorted, changes, errorsIntroduced, routine);
+  return {
+    level,
+    headline: unassessed.length > 0 ? `${unassessedHeadline(unassessed)}; ${usual}` : usual,
+    routine,
+    counts,
+    unassessed: unassessed.length,
+  };
 }

@@ -9,3 +9,4 @@ export { gate, type FailOn, type GateOutcome } from './gate.js';
 export { RULE_IDS } from './registry.js';
 export { sortChanges } from './sort-changes.js';
 export { sortFindings } from './sort-findings.js';
+export { unassessedProducers, type UnassessedInput } from './unassessed-producers.js';

@@ -22,6 +22,7 @@ import {
   ChartUnavailableError,
   type ChartSourceContext,
 } from '../../src/render/helm/chart-source.js';
+import { ChartContentError } from '../../src/render/helm/chart-content-error.js';
 import { HelmRelease } from '../../src/render/helm/helm-release.js';
 import { copyFixtureCharts } from '../support/chart-repo.js';
 import { EVIL_VERSIONS, startChartSources, type ChartSources } from '../support/chart-sources.js';
@@ -69,6 +70,19 @@ async function unavailable(
   const error = err as ChartUnavailableError;
   expect(error.code).toBe('chart-unavailable');
   expect(error.message).toMatch(/^chart unavailable: /);
+  return error;
+}
+
+/** A defect Flux would fail on too: no `chart-unavailable` code, so the PR can be blamed. */
+async function contentError(hr: HelmRelease, ctx: ChartSourceContext): Promise<ChartContentError> {
+  const err: unknown = await resolveChart(hr, ctx, scratch()).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(ChartContentError);
+  const error = err as ChartContentError;
+  expect(error.code).toBe('invalid-content');
+  expect(error.message).toMatch(/^chart error: /);
   return error;
 }
 
@@ -173,11 +187,18 @@ describe('a chart from an HTTP Helm repository', () => {
     expect(env.server.requests).toEqual([]);
   });
 
+  it('reports a closed port as an unavailable chart', async () => {
+    const err = await unavailable(
+      fromSource('hello', 'HelmRepository', 'closed', '1.0.0'),
+      context(),
+    );
+    expect(err.message).toMatch(/ECONNREFUSED/);
+  });
+
   it.each([
     ['a version the index lacks', 'hello', 'abs', '9.9.9', /no version matching '9.9.9'/],
     ['a chart the index lacks', 'nope', 'abs', '1.0.0', /has no chart 'nope'/],
     ['a repository without an index', 'hello', 'missing', '1.0.0', /HTTP 404/],
-    ['a closed port', 'hello', 'closed', '1.0.0', /ECONNREFUSED/],
     [
       'an archive that does not match the index digest',
       'hello',
@@ -192,22 +213,37 @@ describe('a chart from an HTTP Helm repository', () => {
       '1.0.0',
       /HelmRepository\/flux-system\/ghost was not found/,
     ],
-  ])('reports %s as an unavailable chart', async (_case, chart, repo, version, message) => {
-    const err = await unavailable(fromSource(chart, 'HelmRepository', repo, version), context());
-    expect(err.message).toMatch(message);
-  });
+  ])(
+    'reports %s as a chart error Flux fails on too',
+    async (_case, chart, repo, version, message) => {
+      const err = await contentError(fromSource(chart, 'HelmRepository', repo, version), context());
+      expect(err.message).toMatch(message);
+    },
+  );
+  // Past fluxlens's own size bounds the chart is unavailable (Flux may take it); a
+  // malformed or unsafe archive is one Flux refuses too.
   it.each([
-    ['6.6.1', EVIL_VERSIONS['6.6.1'], /unsafe path 'hello\/..\/..\/x'/],
-    ['6.6.2', EVIL_VERSIONS['6.6.2'], /absolute path '\/etc\/x'/],
-    ['6.6.3', EVIL_VERSIONS['6.6.3'], /'hello\/values.yaml', which is a link or special file/],
-    ['6.6.4', EVIL_VERSIONS['6.6.4'], /is not gzip data/],
-    ['6.6.5', EVIL_VERSIONS['6.6.5'], /too large once decompressed|holds more than/],
-    ['6.6.6', EVIL_VERSIONS['6.6.6'], /is larger than 1048576 bytes/],
-    ['6.6.7', EVIL_VERSIONS['6.6.7'], /'file:\/\/\/etc\/passwd' is not an http\(s\) URL/],
-  ])('refuses version %s, whose archive has %s', async (version, _what, message) => {
+    ['6.6.1', EVIL_VERSIONS['6.6.1'], contentError, /unsafe path 'hello\/..\/..\/x'/],
+    ['6.6.2', EVIL_VERSIONS['6.6.2'], contentError, /absolute path '\/etc\/x'/],
+    [
+      '6.6.3',
+      EVIL_VERSIONS['6.6.3'],
+      contentError,
+      /'hello\/values.yaml', which is a link or special file/,
+    ],
+    ['6.6.4', EVIL_VERSIONS['6.6.4'], contentError, /is not gzip data/],
+    ['6.6.5', EVIL_VERSIONS['6.6.5'], unavailable, /too large once decompressed|holds more than/],
+    ['6.6.6', EVIL_VERSIONS['6.6.6'], unavailable, /is larger than 1048576 bytes/],
+    [
+      '6.6.7',
+      EVIL_VERSIONS['6.6.7'],
+      contentError,
+      /'file:\/\/\/etc\/passwd' is not an http\(s\) URL/,
+    ],
+  ])('refuses version %s, whose archive has %s', async (version, _what, expectError, message) => {
     const cacheDir = env.tempDir('cache-');
     const hr = fromSource('hello', 'HelmRepository', 'evil', version);
-    const err = await unavailable(hr, context({ cacheDir }));
+    const err = await expectError(hr, context({ cacheDir }));
     expect(err.message).toMatch(message);
     expect(readdirSync(cacheDir).filter((name) => !name.startsWith('.'))).toEqual([]);
   });
@@ -298,10 +334,14 @@ describe('a chart in a Git source folder', () => {
       /'file:\/\/..\/..\/..\/outside' leaves the source/,
     ],
     ['a missing path', 'charts/nothing', 'flux-system', /no such path in the source/],
-    ['an unmapped remote GitRepository', 'charts/hello', 'other', /map it with --source other=DIR/],
-  ])('refuses %s', async (_case, path, source, message) => {
-    const err = await unavailable(fromSource(path, 'GitRepository', source), context());
+  ])('refuses %s as a chart error Flux fails on too', async (_case, path, source, message) => {
+    const err = await contentError(fromSource(path, 'GitRepository', source), context());
     expect(err.message).toMatch(message);
+  });
+
+  it('reports an unmapped remote GitRepository as unavailable: Flux has it, fluxlens not', async () => {
+    const err = await unavailable(fromSource('charts/hello', 'GitRepository', 'other'), context());
+    expect(err.message).toMatch(/map it with --source other=DIR/);
   });
 });
 
@@ -358,7 +398,6 @@ describe('a chart from an OCI registry', () => {
 
   it.each([
     ['a cold cache offline', 'oci', '1.0.0', true, /not in the cache \(offline\)/],
-    ['a tag the registry lacks', 'oci', '9.9.9', false, /helm pull failed: .*not found/],
     [
       'a closed registry port',
       'oci-closed',
@@ -372,6 +411,14 @@ describe('a chart from an OCI registry', () => {
       context({ offline }),
     );
     expect(err.message).toMatch(message);
+  });
+
+  it('reports a tag the reachable registry lacks as a chart error Flux fails on too', async () => {
+    const err = await contentError(
+      fromSource('hello', 'HelmRepository', 'oci', '9.9.9'),
+      context(),
+    );
+    expect(err.message).toMatch(/helm pull failed: .*not found/);
   });
 
   it.each([
@@ -394,7 +441,7 @@ it('refuses a HelmRelease that sets both spec.chart and spec.chartRef', async ()
     chart: { spec: { chart: 'hello', sourceRef } },
     chartRef: { kind: 'HelmChart', name: 'x' },
   });
-  expect((await unavailable(hr, context())).message).toMatch(
+  expect((await contentError(hr, context())).message).toMatch(
     /sets both spec.chart and spec.chartRef/,
   );
 });

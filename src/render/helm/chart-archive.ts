@@ -9,6 +9,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
+import { ChartContentError } from './chart-content-error.js';
 import { ChartUnavailableError } from './chart-unavailable-error.js';
 
 const gunzipAsync = promisify(gunzip);
@@ -28,7 +29,10 @@ export interface ArchiveFile {
 const BLOCK = 512;
 const DEFAULT_MAX_FILES = 10_000;
 
-/** The chart's files; throws ChartUnavailableError on anything unsafe or malformed. */
+/**
+ * The chart's files; throws ChartContentError on anything unsafe or malformed, and
+ * ChartUnavailableError past fluxlens's own size and count bounds.
+ */
 export async function readChartArchive(
   archive: Buffer,
   limits: ArchiveLimits,
@@ -40,9 +44,13 @@ export async function readChartArchive(
     const maxOutputLength = limits.maxBytes + BLOCK * 2 * (limits.maxFiles ?? DEFAULT_MAX_FILES);
     tar = await gunzipAsync(archive, { maxOutputLength });
   } catch (err) {
-    const reason =
-      err instanceof RangeError ? 'is too large once decompressed' : 'is not gzip data';
-    throw new ChartUnavailableError(`${what}: the chart archive ${reason}`, { cause: err });
+    // Past fluxlens's bound the chart is one it will not judge; bad gzip fails Flux too.
+    if (err instanceof RangeError) {
+      throw new ChartUnavailableError(`${what}: the chart archive is too large once decompressed`, {
+        cause: err,
+      });
+    }
+    throw new ChartContentError(`${what}: the chart archive is not gzip data`, { cause: err });
   }
   return readTar(tar, limits, what);
 }
@@ -68,7 +76,8 @@ interface Overrides {
 }
 
 function readTar(tar: Buffer, limits: ArchiveLimits, what: string): ArchiveFile[] {
-  const fail = (detail: string) => new ChartUnavailableError(`${what}: chart archive ${detail}`);
+  const fail = (detail: string) => new ChartContentError(`${what}: chart archive ${detail}`);
+  const over = (detail: string) => new ChartUnavailableError(`${what}: chart archive ${detail}`);
   const files: ArchiveFile[] = [];
   let total = 0;
   let next: Overrides = {};
@@ -89,9 +98,9 @@ function readTar(tar: Buffer, limits: ArchiveLimits, what: string): ArchiveFile[
       next = {};
       if (path === undefined) continue;
       total += size;
-      if (total > limits.maxBytes) throw fail(`holds more than ${limits.maxBytes} bytes`);
+      if (total > limits.maxBytes) throw over(`holds more than ${limits.maxBytes} bytes`);
       if (files.length >= (limits.maxFiles ?? DEFAULT_MAX_FILES))
-        throw fail('holds too many files');
+        throw over('holds too many files');
       files.push({ path, data: Buffer.from(data) });
     } else {
       throw fail(`holds '${next.path ?? header.name}', which is a link or special file`);

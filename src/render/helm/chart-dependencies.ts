@@ -21,6 +21,7 @@ import {
 } from './chart-metadata.js';
 import { resolveOciChart } from './chart-oci.js';
 import { UNPACKED_RATIO, type ChartSourceContext } from './chart-source-context.js';
+import { ChartContentError } from './chart-content-error.js';
 import { ChartUnavailableError } from './chart-unavailable-error.js';
 import { versionSatisfies } from './semver-constraint.js';
 
@@ -75,7 +76,7 @@ async function addDependency(dep: ChartDependency, b: DependencyBuild): Promise<
   const what = `${b.what}: dependency '${dep.name}'`;
   if (repo.startsWith('file://')) return addLocalDependency(dep, repo, b, what);
   if (repo === '') {
-    throw new ChartUnavailableError(`${what} is not in charts/ and names no repository`);
+    throw new ChartContentError(`${what} is not in charts/ and names no repository`);
   }
   const sourceId = `${describeUrl(repo)} (a dependency of ${b.what})`;
   if (/^https?:\/\//.test(repo)) {
@@ -109,10 +110,10 @@ async function addLocalDependency(
     rel.startsWith('../') ||
     (real && real !== root && !real.startsWith(root + sep))
   ) {
-    throw new ChartUnavailableError(`${what}: '${repo}' leaves the source`);
+    throw new ChartContentError(`${what}: '${repo}' leaves the source`);
   }
   if (!real)
-    throw new ChartUnavailableError(`${what}: no chart found at '${rel}' (reference '${repo}')`);
+    throw new ChartContentError(`${what}: no chart found at '${rel}' (reference '${repo}')`);
   const isFile = (await stat(real)).isFile();
   const files = isFile ? await readArchive(real, b, what) : undefined;
   const chartYaml = files
@@ -121,12 +122,12 @@ async function addLocalDependency(
   const meta = parseChartYaml(chartYaml, what);
   const fits = versionSatisfies(meta.version, dep.version ?? '');
   if (fits === 'invalid') {
-    throw new ChartUnavailableError(
+    throw new ChartContentError(
       `${what}: invalid version/constraint format '${dep.version ?? ''}'`,
     );
   }
   if (!fits) {
-    throw new ChartUnavailableError(
+    throw new ChartContentError(
       `${what}: can't get a valid version for constraint '${dep.version ?? ''}'`,
     );
   }

@@ -5,6 +5,7 @@
  * getters allow (chart archives on GitHub releases redirect to a CDN), but only to
  * http(s), never from https down to http, and at most MAX_REDIRECTS times.
  */
+import { ChartContentError } from './chart-content-error.js';
 import { ChartUnavailableError } from './chart-unavailable-error.js';
 
 export interface FetchLimits {
@@ -29,11 +30,14 @@ function safeUrl(text: string): URL | undefined {
   }
 }
 
-/** An http(s) URL without embedded credentials, or a ChartUnavailableError. */
+/**
+ * An http(s) URL without embedded credentials. Flux fails on a URL that is not http(s)
+ * too (a ChartContentError); credentials are ones fluxlens will not use (unavailable).
+ */
 export function httpUrl(text: string, what: string): URL {
   const url = safeUrl(text);
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    throw new ChartUnavailableError(`${what}: '${describeUrl(text)}' is not an http(s) URL`);
+    throw new ChartContentError(`${what}: '${describeUrl(text)}' is not an http(s) URL`);
   }
   if (url.username || url.password) {
     throw new ChartUnavailableError(
@@ -52,15 +56,25 @@ export async function fetchChartFile(url: URL, limits: FetchLimits, what: string
     if (!REDIRECT_STATUSES.has(response.status)) {
       if (!response.ok) {
         await response.body?.cancel();
-        throw new ChartUnavailableError(
-          `${what}: ${describeUrl(current)} answered HTTP ${response.status}`,
-        );
+        const detail = `${what}: ${describeUrl(current)} answered HTTP ${response.status}`;
+        throw unavailableStatus(response.status)
+          ? new ChartUnavailableError(detail)
+          : new ChartContentError(detail);
       }
       return readCapped(response, current, limits, what, signal);
     }
     await response.body?.cancel();
     current = nextHop(current, response.headers.get('location'), hop, what);
   }
+}
+
+/**
+ * Statuses that say nothing about what the repository names: credentials (401, 403, 407),
+ * a busy or failing server (408, 429, 5xx). Any other (404, 410) is a reachable server
+ * saying the URL the repository names is not there, which Flux would fail on too.
+ */
+function unavailableStatus(status: number): boolean {
+  return [401, 403, 407, 408, 429].includes(status) || status >= 500;
 }
 
 async function get(url: URL, signal: AbortSignal, limits: FetchLimits, what: string) {

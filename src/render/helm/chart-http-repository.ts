@@ -21,6 +21,7 @@ import {
   UNPACKED_RATIO,
   type ChartSourceContext,
 } from './chart-source-context.js';
+import { ChartContentError } from './chart-content-error.js';
 import { ChartUnavailableError } from './chart-unavailable-error.js';
 import { parseStrictVersion, selectVersion } from './semver-constraint.js';
 
@@ -107,11 +108,11 @@ async function pickEntry(
   const body = await fetchChartFile(indexUrl, limits, what);
   const entries = parseIndex(body.toString('utf8'), req.chart, `${what}: ${describeUrl(indexUrl)}`);
   if (entries.length === 0) {
-    throw new ChartUnavailableError(`${what}: the repository index has no chart '${req.chart}'`);
+    throw new ChartContentError(`${what}: the repository index has no chart '${req.chart}'`);
   }
   const selection = selectVersion(entries, req.version);
   if (selection.kind === 'none') {
-    throw new ChartUnavailableError(`${what}: ${selection.reason} in the repository index`);
+    throw new ChartContentError(`${what}: ${selection.reason} in the repository index`);
   }
   return selection.pick;
 }
@@ -122,10 +123,10 @@ function parseIndex(text: string, chart: string, where: string): IndexEntry[] {
   try {
     raw = text.trimStart().startsWith('{') ? JSON.parse(text) : parse(text, { maxAliasCount: 100 });
   } catch (err) {
-    throw new ChartUnavailableError(`${where} is not a valid repository index`, { cause: err });
+    throw new ChartContentError(`${where} is not a valid repository index`, { cause: err });
   }
   const index = IndexFile.safeParse(raw);
-  if (!index.success) throw new ChartUnavailableError(`${where} is not a valid repository index`);
+  if (!index.success) throw new ChartContentError(`${where} is not a valid repository index`);
   const found = index.data.entries?.[chart] ?? [];
   return found.flatMap((e) => {
     const entry = IndexEntry.safeParse(e);
@@ -147,8 +148,7 @@ async function download(
   what: string,
 ): Promise<CachedChart> {
   const ref = entry.urls?.[0];
-  if (!ref)
-    throw new ChartUnavailableError(`${what}: version ${entry.version} has no download URL`);
+  if (!ref) throw new ChartContentError(`${what}: version ${entry.version} has no download URL`);
   const url = httpUrl(resolveReference(base, ref), what);
   const bytes = await fetchChartFile(
     url,
@@ -158,7 +158,7 @@ async function download(
   const digest = `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
   const expected = indexDigest(entry);
   if (expected && expected !== digest) {
-    throw new ChartUnavailableError(
+    throw new ChartContentError(
       `${what}: ${describeUrl(url)} has digest ${digest}, the index says ${expected}`,
     );
   }

@@ -15,6 +15,7 @@ import {
   type ChartSourceContext,
   type ResolvedChart,
 } from './chart-source-context.js';
+import { ChartContentError } from './chart-content-error.js';
 import { ChartUnavailableError } from './chart-unavailable-error.js';
 
 export interface LocalChartRequest {
@@ -36,11 +37,13 @@ export async function resolveLocalChart(
   const what = `chart '${req.chartPath}' from ${sourceId}`;
   const root = await ctx.sourceDir(req.kind, req.namespace, req.name);
   if (root === undefined) {
-    const known = ctx.lookup(req.kind, req.namespace, req.name) !== undefined;
+    // A source Flux has but fluxlens was not given cannot be judged; one that is not
+    // defined at all is a defect Flux fails on too.
+    if (ctx.lookup(req.kind, req.namespace, req.name) === undefined) {
+      throw new ChartContentError(`${what}: source ${sourceId} was not found`);
+    }
     throw new ChartUnavailableError(
-      known
-        ? `${what}: ${sourceId} is not this repository and is not mapped (map it with --source ${req.name}=DIR)`
-        : `${what}: source ${sourceId} was not found`,
+      `${what}: ${sourceId} is not this repository and is not mapped (map it with --source ${req.name}=DIR)`,
     );
   }
   const { path, rel } = await insideSource(root, req.chartPath, what);
@@ -84,13 +87,13 @@ async function insideSource(
   const parts = chartPath.split('/').filter((p) => p !== '' && p !== '.');
   const rel = parts.length === 0 ? '.' : posix.normalize(parts.join('/'));
   if (rel === '..' || rel.startsWith('../')) {
-    throw new ChartUnavailableError(`${what}: the path leaves the source`);
+    throw new ChartContentError(`${what}: the path leaves the source`);
   }
   const realRoot = await realpath(root);
   const real = await realpath(join(root, ...rel.split('/'))).catch(() => undefined);
-  if (real === undefined) throw new ChartUnavailableError(`${what}: no such path in the source`);
+  if (real === undefined) throw new ChartContentError(`${what}: no such path in the source`);
   if (real !== realRoot && !real.startsWith(realRoot + sep)) {
-    throw new ChartUnavailableError(`${what}: the path leaves the source`);
+    throw new ChartContentError(`${what}: the path leaves the source`);
   }
   return { path: real, rel };
 }

@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { z } from 'zod';
-import { ChartUnavailableError } from './chart-unavailable-error.js';
+import { ChartContentError } from './chart-content-error.js';
 
 export const ChartDependency = z.looseObject({
   name: z.string().min(1),
@@ -41,7 +41,7 @@ function parseYaml(text: string, file: string, what: string): unknown {
   try {
     return parse(text, { maxAliasCount: MAX_ALIAS_COUNT });
   } catch (err) {
-    throw new ChartUnavailableError(`${what}: ${file} is not valid YAML`, { cause: err });
+    throw new ChartContentError(`${what}: ${file} is not valid YAML`, { cause: err });
   }
 }
 
@@ -50,11 +50,11 @@ function schemaError(error: z.ZodError): string {
   return issue ? `${issue.path.map(String).join('.') || '(root)'}: ${issue.message}` : 'invalid';
 }
 
-/** Chart.yaml text to metadata; throws ChartUnavailableError naming the bad field. */
+/** Chart.yaml text to metadata; throws ChartContentError naming the bad field. */
 export function parseChartYaml(text: string, what: string): ChartMetadata {
   const parsed = ChartYaml.safeParse(parseYaml(text, 'Chart.yaml', what));
   if (!parsed.success) {
-    throw new ChartUnavailableError(`${what}: Chart.yaml ${schemaError(parsed.error)}`);
+    throw new ChartContentError(`${what}: Chart.yaml ${schemaError(parsed.error)}`);
   }
   const { apiVersion, name, version, dependencies } = parsed.data;
   return { apiVersion: apiVersion ?? 'v1', name, version, dependencies: dependencies ?? [] };
@@ -71,7 +71,7 @@ async function readOptional(path: string): Promise<string | undefined> {
 
 export async function readChartMetadata(dir: string, what: string): Promise<ChartMetadata> {
   const text = await readOptional(join(dir, 'Chart.yaml'));
-  if (text === undefined) throw new ChartUnavailableError(`${what}: no Chart.yaml`);
+  if (text === undefined) throw new ChartContentError(`${what}: no Chart.yaml`);
   return parseChartYaml(text, what);
 }
 
@@ -84,7 +84,7 @@ async function readDependencyFile(
   if (text === undefined) return undefined;
   const parsed = DependencyFile.safeParse(parseYaml(text, file, what) ?? {});
   if (!parsed.success) {
-    throw new ChartUnavailableError(`${what}: ${file} ${schemaError(parsed.error)}`);
+    throw new ChartContentError(`${what}: ${file} ${schemaError(parsed.error)}`);
   }
   return parsed.data.dependencies ?? [];
 }

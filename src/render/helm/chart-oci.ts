@@ -12,6 +12,7 @@ import { ChartCache, cacheKey, type CachedChart } from './chart-cache.js';
 import { readChartArchive, writeChartFiles } from './chart-archive.js';
 import { parseChartYaml } from './chart-metadata.js';
 import { UNPACKED_RATIO, type ChartSourceContext } from './chart-source-context.js';
+import { ChartContentError } from './chart-content-error.js';
 import { ChartUnavailableError } from './chart-unavailable-error.js';
 import { parseStrictVersion } from './semver-constraint.js';
 
@@ -44,7 +45,7 @@ export async function resolveOciChart(
   const what = `chart ${req.ref} from ${req.sourceId}`;
   const host = registryHost(req.ref, what);
   if (req.digest !== undefined && !DIGEST.test(req.digest)) {
-    throw new ChartUnavailableError(`${what}: '${req.digest}' is not a sha256 digest`);
+    throw new ChartContentError(`${what}: '${req.digest}' is not a sha256 digest`);
   }
   const cache = new ChartCache(ctx.cacheDir);
   const wanted = req.digest !== undefined ? `@${req.digest}` : (req.version ?? '');
@@ -88,7 +89,7 @@ function registryHost(ref: string, what: string): string {
     url = undefined;
   }
   if (!url || url.pathname.length <= 1 || url.search || url.hash) {
-    throw new ChartUnavailableError(`${what}: not an oci://HOST/PATH reference`);
+    throw new ChartContentError(`${what}: not an oci://HOST/PATH reference`);
   }
   if (url.username || url.password) {
     throw new ChartUnavailableError(`${what}: credentials in the URL are not used`);
@@ -130,7 +131,10 @@ async function helmPull(
     ({ stderr } = await ctx.runner.run('helm', args, { timeoutMs: ctx.timeoutMs }));
   } catch (err) {
     const detail = err instanceof ToolError ? err.stderrTail || err.message : String(err);
-    throw new ChartUnavailableError(`${what}: helm pull failed: ${detail}`, { cause: err });
+    const message = `${what}: helm pull failed: ${detail}`;
+    throw missingInRegistry(err)
+      ? new ChartContentError(message, { cause: err })
+      : new ChartUnavailableError(message, { cause: err });
   }
   const digest = /^Digest:\s*(sha256:[0-9a-f]{64})\s*$/m.exec(stderr)?.[1];
   if (!digest) throw new ChartUnavailableError(`${what}: helm pull did not report a digest`);
@@ -138,6 +142,22 @@ async function helmPull(
   const pulledRef = /^Pulled:\s*(\S+)\s*$/m.exec(stderr)?.[1] ?? '';
   const tag = pulledRef.includes('@') ? undefined : /:([^:/]+)$/.exec(pulledRef)?.[1];
   return tag === undefined ? { archive, digest } : { archive, digest, tag };
+}
+
+/**
+ * helm pull exits 1 for every failure, so its last words are the only way to tell a
+ * registry that answered "no such tag or version" (a defect Flux would fail on too) from
+ * one that could not be reached or refused us. Anything unrecognised counts as unreachable.
+ */
+const MISSING_IN_REGISTRY =
+  /(?::\s*not found\s*$|manifest unknown|could not locate a version matching|unable to locate any tags)/im;
+
+function missingInRegistry(err: unknown): boolean {
+  return (
+    err instanceof ToolError &&
+    err.code !== 'tool-timeout' &&
+    MISSING_IN_REGISTRY.test(err.stderrTail)
+  );
 }
 
 async function readPulledArchive(dir: string, maxBytes: number, what: string): Promise<Buffer> {

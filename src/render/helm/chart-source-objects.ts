@@ -4,7 +4,7 @@
  * absent: credentials never come from the repository under review.
  */
 import { z } from 'zod';
-import { ChartUnavailableError } from './chart-unavailable-error.js';
+import { ChartContentError } from './chart-content-error.js';
 
 export const HelmRepositoryObject = z.looseObject({
   spec: z.looseObject({
@@ -40,7 +40,7 @@ export const HelmChartObject = z.looseObject({
 });
 export type HelmChartObject = z.infer<typeof HelmChartObject>;
 
-/** `schema`'s view of the object, or a ChartUnavailableError naming the bad field. */
+/** `schema`'s view of the object, or a ChartContentError naming the bad field. */
 export function parseSourceObject<T>(
   schema: z.ZodType<T>,
   object: Record<string, unknown>,
@@ -50,5 +50,5 @@ export function parseSourceObject<T>(
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   const where = issue ? `${issue.path.map(String).join('.')}: ${issue.message}` : 'invalid';
-  throw new ChartUnavailableError(`${id} is not a valid source: ${where}`);
+  throw new ChartContentError(`${id} is not a valid source: ${where}`);
 }

@@ -3,7 +3,8 @@
  * and source-controller would get it: from a GitRepository or Bucket folder, an HTTP(S)
  * or OCI HelmRepository, an OCIRepository, or a HelmChart naming one of those. Remote
  * charts go through the shared content-addressed cache (chart-cache.ts). It never reads
- * Secrets and never renders; every failure is a ChartUnavailableError.
+ * Secrets and never renders. A failure is a ChartContentError when Flux would fail the
+ * same way, and a ChartUnavailableError when fluxlens could not have what Flux may get.
  */
 import { mkdir, mkdtemp } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -20,6 +21,7 @@ import {
   OCIRepositoryObject,
   parseSourceObject,
 } from './chart-source-objects.js';
+import { ChartContentError } from './chart-content-error.js';
 import { ChartUnavailableError } from './chart-unavailable-error.js';
 import { copyTree } from '../tree.js';
 import { parseVersion, sameVersion, withBuildMetadata } from './semver-constraint.js';
@@ -46,8 +48,8 @@ export async function resolveChart(
     return await resolveRelease(hr, id, ctx, scratchDir);
   } catch (err) {
     // File system and tool failures (a full disk, a tree over its limits) are this
-    // HelmRelease's failure too.
-    if (err instanceof ChartUnavailableError) throw err;
+    // HelmRelease's failure too, and say nothing about the repository.
+    if (err instanceof ChartUnavailableError || err instanceof ChartContentError) throw err;
     throw new ChartUnavailableError(`${id}: ${errorMessage(err)}`, { cause: err });
   }
 }
@@ -61,14 +63,14 @@ async function resolveRelease(
   const namespace = hr.metadata.namespace ?? 'default';
   const { chart, chartRef } = hr.spec;
   if (chart && chartRef) {
-    throw new ChartUnavailableError(`${id} sets both spec.chart and spec.chartRef`);
+    throw new ChartContentError(`${id} sets both spec.chart and spec.chartRef`);
   }
   await mkdir(scratchDir, { recursive: true });
   if (chartRef) {
     const ns = chartRef.namespace ?? namespace;
     return resolveChartRef(chartRef.kind, ns, chartRef.name, ctx, scratchDir);
   }
-  if (!chart) throw new ChartUnavailableError(`${id} has neither spec.chart nor spec.chartRef`);
+  if (!chart) throw new ChartContentError(`${id} has neither spec.chart nor spec.chartRef`);
   const { sourceRef } = chart.spec;
   const request: ChartRequest = {
     chart: chart.spec.chart,
@@ -92,7 +94,7 @@ async function resolveRequest(
     case 'Bucket':
       return resolveLocalChart({ ...req, chartPath: req.chart }, ctx, scratchDir);
     default:
-      throw new ChartUnavailableError(
+      throw new ChartContentError(
         `chart '${req.chart}': sourceRef kind '${req.kind}' is not HelmRepository, GitRepository or Bucket`,
       );
   }
@@ -105,7 +107,7 @@ async function resolveFromHelmRepository(
 ): Promise<ResolvedChart> {
   const sourceId = `HelmRepository/${req.namespace}/${req.name}`;
   const object = ctx.lookup('HelmRepository', req.namespace, req.name);
-  if (!object) throw new ChartUnavailableError(`chart '${req.chart}': ${sourceId} was not found`);
+  if (!object) throw new ChartContentError(`chart '${req.chart}': ${sourceId} was not found`);
   const repo = parseSourceObject(HelmRepositoryObject, object, sourceId);
   if (repo.spec.type === 'oci') {
     const request = {
@@ -138,10 +140,10 @@ async function resolveChartRef(
     return resolveOciRepository(namespace, name, ctx, scratchDir);
   }
   if (kind !== 'HelmChart') {
-    throw new ChartUnavailableError(`chartRef kind '${kind}' is not OCIRepository or HelmChart`);
+    throw new ChartContentError(`chartRef kind '${kind}' is not OCIRepository or HelmChart`);
   }
   const object = ctx.lookup('HelmChart', namespace, name);
-  if (!object) throw new ChartUnavailableError(`chartRef ${id} was not found`);
+  if (!object) throw new ChartContentError(`chartRef ${id} was not found`);
   const { spec } = parseSourceObject(HelmChartObject, object, id);
   const request: ChartRequest = {
     chart: spec.chart,
@@ -161,7 +163,7 @@ async function resolveOciRepository(
 ): Promise<ResolvedChart> {
   const id = `OCIRepository/${namespace}/${name}`;
   const object = ctx.lookup('OCIRepository', namespace, name);
-  if (!object) throw new ChartUnavailableError(`chartRef ${id} was not found`);
+  if (!object) throw new ChartContentError(`chartRef ${id} was not found`);
   const { spec } = parseSourceObject(OCIRepositoryObject, object, id);
   const ref = spec.ref ?? {};
   if (ref.semverFilter !== undefined) {
@@ -192,10 +194,10 @@ export function recordedOciVersion(
 ): string {
   if (tag !== undefined) {
     if (!parseVersion(tag)) {
-      throw new ChartUnavailableError(`${id}: failed parsing artifact revision ${tag}`);
+      throw new ChartContentError(`${id}: failed parsing artifact revision ${tag}`);
     }
     if (!sameVersion(tag, meta.version)) {
-      throw new ChartUnavailableError(
+      throw new ChartContentError(
         `${id}: artifact revision ${tag} does not match chart version ${meta.version}`,
       );
     }
@@ -203,7 +205,7 @@ export function recordedOciVersion(
   const hex = meta.digest.split(':')[1] ?? '';
   const version = hex.length >= 12 ? withBuildMetadata(meta.version, hex.slice(0, 12)) : undefined;
   if (!version) {
-    throw new ChartUnavailableError(
+    throw new ChartContentError(
       `${id}: cannot add digest ${meta.digest} to chart version ${meta.version}`,
     );
   }

@@ -1,8 +1,10 @@
 /**
- * The one error chart resolution throws: the chart of a HelmRelease cannot be had (not
- * found, not reachable, not allowed, not cached while offline). The renderer reports it
- * against that HelmRelease; messages name sources and URLs without credentials or query
- * strings, never secrets.
+ * The error chart resolution throws when fluxlens could not have what Flux may well get:
+ * the network (DNS, refused, timeout, a server error), credentials (401, 403), one of
+ * fluxlens's own bounds or refusals, a source it cannot see, or an offline cache miss. The
+ * renderer reports it against that HelmRelease with the `chart-unavailable` code, which
+ * makes the producer unassessed rather than broken; a defect Flux would fail on too is a
+ * ChartContentError. Messages name sources and URLs without credentials or query strings.
  */
 import { FluxlensError } from '../../errors.js';
 export class ChartUnavailableError extends FluxlensError {

@@ -193,7 +193,7 @@ export const availability: RuleFamily = {
       id: 'render-error-introduced',
       level: 'danger',
       description:
-        'A Kustomization or HelmRelease that fails to render at head (it rendered at base, or is new).',
+        'A Kustomization or HelmRelease that fails to render at head (it rendered at base, or is new) for a reason in the repository; a chart that cannot be fetched is not one.',
       headline: '{resource} fails to render',
     },
   ],

@@ -1,6 +1,7 @@
 /** Hand-built rendered clusters for diff tests: objects with producers, no renderer. */
 import type {
   Manifest,
+  Producer,
   ProducerRef,
   RenderError,
   RenderedCluster,
@@ -29,8 +30,25 @@ export function rendered(
   return file === undefined ? { producer, manifest } : { producer, manifest, file };
 }
 
-export function cluster(objects: RenderedObject[], errors: RenderError[] = []): RenderedCluster {
-  return { producers: [], objects, errors, tools: {} };
+/** A producer as discovery finds it: at the root of the repository, nothing special. */
+export function producer(ref: ProducerRef): Producer {
+  return {
+    ...ref,
+    path: '.',
+    source: 'GitRepository/flux-system/flux-system',
+    suspend: false,
+    prune: true,
+    dependsOn: [],
+    definedIn: { file: 'clusters/home/flux.yaml' },
+  };
+}
+
+export function cluster(
+  objects: RenderedObject[],
+  errors: RenderError[] = [],
+  producers: ProducerRef[] = [],
+): RenderedCluster {
+  return { producers: producers.map(producer), objects, errors, tools: {} };
 }
 
 export interface Container {

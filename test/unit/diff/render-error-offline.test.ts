@@ -1,6 +1,7 @@
 /**
- * A chart the offline render could not have (cold cache) is not a render error the PR
- * introduced or fixed: Flux would fetch it. (The cluster's errors still list it.)
+ * A chart fluxlens could not have (a cold offline cache, the network, credentials) is not a
+ * render error the PR introduced or fixed: Flux may well get it. (The cluster's errors
+ * still list it, and the producer may be unassessed.)
  */
 import { describe, expect, it } from 'vitest';
 import { diffClusters } from '../../../src/diff/index.js';
@@ -39,15 +40,22 @@ describe('render errors of charts unavailable offline', () => {
     expect(summary([notCached], []).errorsFixed).toEqual([]);
   });
 
-  it('keeps counting a chart unavailable to an online render', () => {
+  it('does not count a chart unreachable to an online render as introduced or fixed either', () => {
     const online: RenderError = {
       ...notCached,
-      message: 'chart unavailable: not found',
+      message: 'chart unavailable: cannot fetch http://127.0.0.1:9/index.yaml: ECONNREFUSED',
       offline: false,
     };
-    expect(summary([], [online]).errorsIntroduced).toEqual([
-      { producer: PODINFO, message: 'chart unavailable: not found' },
-    ]);
+    expect(summary([], [online]).errorsIntroduced).toEqual([]);
+    expect(summary([online], []).errorsFixed).toEqual([]);
+  });
+
+  it('still counts a chart version missing from a reachable index, which has no code', () => {
+    const missing: RenderError = {
+      producer: PODINFO,
+      message: "chart error: chart 'podinfo': no version matching '9.9.9' in the repository index",
+    };
+    expect(summary([], [missing]).errorsIntroduced).toEqual([missing]);
   });
 
   it('does not let a base that could not be checked turn a head failure into an introduced one', () => {

@@ -162,9 +162,10 @@ describe('Secret values substituted into other objects', () => {
       producer: kustomization(name),
       message: `kustomize build failed: bad value "${value}" in patch`,
     });
+    const both = [kustomization('fixed'), kustomization('broken')];
     const result: ClusterDiff = diffClusters(
-      cluster([vars], [error('fixed')]),
-      cluster([vars], [error('broken')]),
+      cluster([vars], [error('fixed')], both),
+      cluster([vars], [error('broken')], both),
       { cluster: 'home', normalize: NO_EXTRAS },
     );
     expect(result.summary.errorsIntroduced.map((e) => e.message)).toEqual([

@@ -73,9 +73,15 @@ describe('the summary of a cluster diff', () => {
 
 describe('render errors across a PR', () => {
   const error = (producer: typeof INFRA, message: string): RenderError => ({ producer, message });
-  const errors = (base: RenderError[], head: RenderError[]) =>
-    diffClusters(cluster([], base), cluster([], head), { cluster: 'home', normalize: NONE })
-      .summary;
+  // Every producer named exists on both sides unless `gone` says it is removed at head.
+  const errors = (base: RenderError[], head: RenderError[], gone: string[] = []) => {
+    const refs = [...base, ...head].map((e) => e.producer);
+    const atHead = refs.filter((r) => !gone.includes(r.name));
+    return diffClusters(cluster([], base, refs), cluster([], head, atHead), {
+      cluster: 'home',
+      normalize: NONE,
+    }).summary;
+  };
 
   it.each<[string, RenderError[], RenderError[], RenderError[], RenderError[]]>([
     [
@@ -111,6 +117,12 @@ describe('render errors across a PR', () => {
     const summary = errors(base, head);
     expect(summary.errorsIntroduced).toEqual(introduced);
     expect(summary.errorsFixed).toEqual(fixed);
+  });
+
+  it('does not count the errors of a producer the PR removes as fixed', () => {
+    const summary = errors([error(REDIS, 'a tag is required')], [], ['redis']);
+    expect(summary.errorsFixed).toEqual([]);
+    expect(summary.errorsIntroduced).toEqual([]);
   });
 
   it('hides credentials quoted in an error message', () => {

@@ -66,10 +66,21 @@ describe('renderCheckRun conclusion', () => {
   });
 
   it('does not fail on a render error that already failed at base', () => {
-    const result = analysis({ errors: [{ ...introducedError, introduced: false }] });
+    const result = analysis({
+      errors: [
+        { ...introducedError, side: 'base', introduced: false },
+        { ...introducedError, introduced: false },
+      ],
+    });
     const run = renderCheckRun(result, 'danger');
     expect(run.conclusion).toBe('success');
     expect(run.summary).toContain('1 render error at head also failed at base.');
+  });
+
+  it('does not say that a head error of a producer that rendered at base also failed there', () => {
+    const unreachable = { ...introducedError, introduced: false, message: 'chart unavailable' };
+    const run = renderCheckRun(analysis({ errors: [unreachable] }), 'danger');
+    expect(run.summary).not.toContain('also failed at base');
   });
 });
 

@@ -1,0 +1,119 @@
+/** Which producers a PR changes that could not be rendered, and what that does to the verdict. */
+import { describe, expect, it } from 'vitest';
+import type { ClusterDiff, ResourceChange } from '../../../src/model/index.js';
+import type { ProducerRef, RenderError, RenderedCluster } from '../../../src/model/render.js';
+import { computeVerdict } from '../../../src/risk/compute-verdict.js';
+import { unassessedProducers } from '../../../src/risk/unassessed-producers.js';
+import { cluster, helmRelease } from '../diff/build-cluster.js';
+
+const RUNNER = helmRelease('runner', 'apps');
+const unreachable = (producer: ProducerRef, offline = false): RenderError => ({
+  producer,
+  message: 'chart unavailable: cannot fetch http://127.0.0.1:9/index.yaml: ECONNREFUSED',
+  code: 'chart-unavailable',
+  offline,
+});
+const templateError: RenderError = { producer: RUNNER, message: 'a tag is required' };
+
+/** The HelmRelease object itself, as its parent Kustomization renders it, changed. */
+const ownObjectChange = {
+  id: 'helm.toolkit.fluxcd.io/HelmRelease/apps/runner',
+  status: 'changed',
+} as ResourceChange;
+
+interface Side {
+  errors: readonly RenderError[];
+  present?: boolean;
+}
+
+function input(
+  base: Side,
+  head: Side,
+  changes: ResourceChange[] = [],
+): { diff: ClusterDiff; base: RenderedCluster; head: RenderedCluster } {
+  const side = (s: Side) => cluster([], [...s.errors], s.present === false ? [] : [RUNNER]);
+  const diff = { cluster: 'home', changes, summary: {} } as ClusterDiff;
+  return { diff, base: side(base), head: side(head) };
+}
+
+describe('unassessed producers', () => {
+  it.each([
+    [
+      'its own object changes, unreachable on both sides',
+      { errors: [unreachable(RUNNER)] },
+      { errors: [unreachable(RUNNER)] },
+      [ownObjectChange],
+      'both',
+    ],
+    [
+      'it is new and unreachable',
+      { errors: [], present: false },
+      { errors: [unreachable(RUNNER)] },
+      [],
+      'head',
+    ],
+    [
+      'it is removed and was unreachable',
+      { errors: [unreachable(RUNNER)] },
+      { errors: [], present: false },
+      [],
+      'base',
+    ],
+    [
+      'it rendered at base and is unreachable at head',
+      { errors: [] },
+      { errors: [unreachable(RUNNER)] },
+      [],
+      'head',
+    ],
+  ] as const)('lists a producer when %s', (_case, base, head, changes, side) => {
+    expect(unassessedProducers(input(base, head, [...changes]))).toEqual([
+      { producer: RUNNER, side, reason: 'chart unavailable' },
+    ]);
+  });
+
+  it.each([
+    [
+      'unreachable on both sides and left alone',
+      { errors: [unreachable(RUNNER)] },
+      { errors: [unreachable(RUNNER)] },
+      [],
+    ],
+    [
+      'broken by a template error, which the PR introduced',
+      { errors: [] },
+      { errors: [templateError] },
+      [ownObjectChange],
+    ],
+  ] as const)('leaves out a producer %s', (_case, base, head, changes) => {
+    expect(unassessedProducers(input(base, head, [...changes]))).toEqual([]);
+  });
+
+  it('says an offline cache miss is only that', () => {
+    const offline = input({ errors: [] }, { errors: [unreachable(RUNNER, true)] });
+    expect(unassessedProducers(offline)[0]?.reason).toBe('chart not in the offline cache');
+  });
+});
+
+describe('the verdict while something is not assessed', () => {
+  const unassessed = [{ producer: RUNNER, side: 'both' as const, reason: 'chart unavailable' }];
+  const tagBump = {
+    id: 'apps/Deployment/apps/web',
+    kind: 'Deployment',
+    status: 'changed',
+    fields: [{ path: 'spec.template.spec.containers[web].image', change: 'changed' }],
+  } as ResourceChange;
+
+  it('is at least caution, never routine, and says so before anything else', () => {
+    const verdict = computeVerdict([], [tagBump], 0, unassessed);
+    expect(verdict).toMatchObject({ level: 'caution', routine: false, unassessed: 1 });
+    expect(verdict.headline).toBe(
+      'not assessed: 1 changed HelmRelease could not be rendered: chart unavailable; ' +
+        'No risky changes found in 1 changed object (1 changed)',
+    );
+  });
+
+  it('is routine for the same change when everything was assessed', () => {
+    expect(computeVerdict([], [tagBump], 0)).toMatchObject({ routine: true, unassessed: 0 });
+  });
+});
