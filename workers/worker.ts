@@ -11,7 +11,11 @@ import { classify, errorMessage } from '../src/errors.js';
 import { checkCredentials, githubFromConfig } from '../src/github/index.js';
 import { createLogger } from '../src/logger.js';
 import { createRedisQueue, queueDefaults, startRedisWorker } from '../src/queue/index.js';
-import { createReviewMetrics, createReviewProcessor } from '../src/review/index.js';
+import {
+  createGitHubCallCounter,
+  createReviewMetrics,
+  createReviewProcessor,
+} from '../src/review/index.js';
 
 export interface WorkerIO {
   env: NodeJS.ProcessEnv;
@@ -35,10 +39,10 @@ async function runWorker(io: WorkerIO): Promise<void> {
   const config = loadServiceConfig('worker', io.env, { cpuCount: availableParallelism() });
   const redisUrl = config.redisUrl ?? '';
   const logger = createLogger({ level: config.logLevel });
-  const github = githubFromConfig(config, logger);
-  void checkCredentials(github, logger);
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  const github = githubFromConfig(config, logger, createGitHubCallCounter(registry));
+  void checkCredentials(github, logger);
   const queue = createRedisQueue({ connection: redisUrl, prefix: config.redisPrefix, logger });
   const worker = await startRedisWorker({
     connection: redisUrl,

@@ -19,6 +19,7 @@ import {
 import { parseAnalysisResult, renderHtml } from '../report/index.js';
 import {
   acknowledgeCommand,
+  createGitHubCallCounter,
   createReviewMetrics,
   createReviewProcessor,
   reportSigningKey,
@@ -43,9 +44,9 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
   }
   const config = loadServiceConfig('server', io.env, { cpuCount: availableParallelism() });
   const logger = createLogger({ level: config.logLevel });
-  const github = githubFromConfig(config, logger);
-  void checkCredentials(github, logger);
   const registry = createMetricsRegistry({ processMetrics: true });
+  const github = githubFromConfig(config, logger, createGitHubCallCounter(registry));
+  void checkCredentials(github, logger);
   const intake = config.redisUrl
     ? redisIntake(config, config.redisUrl, logger)
     : inlineIntake(config, logger, github, registry);

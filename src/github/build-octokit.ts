@@ -51,6 +51,8 @@ export interface OctokitSettings {
   pacing: { write: Bottleneck.Group; notifications: Bottleneck.Group };
   throttleId: string;
   timeoutMs: number;
+  /** Told the status of every HTTP answer (retries included), or `error` for none. */
+  onResponse: (status: string) => void;
 }
 
 export const DEFAULT_RETRY: Required<RetryOptions> = {
@@ -71,11 +73,18 @@ export function createPacing(options: PacingOptions = {}): OctokitSettings['paci
   };
 }
 
-function timeoutFetch(timeoutMs: number): typeof fetch {
-  return (input, init) => {
+function timeoutFetch(timeoutMs: number, onResponse: (status: string) => void): typeof fetch {
+  return async (input, init) => {
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
-    return fetch(input, { ...init, signal });
+    try {
+      const response = await fetch(input, { ...init, signal });
+      onResponse(String(response.status));
+      return response;
+    } catch (err) {
+      onResponse('error');
+      throw err;
+    }
   };
 }
 
@@ -97,7 +106,7 @@ export function buildOctokit(settings: OctokitSettings): GitHubOctokit {
     baseUrl: settings.apiUrl,
     userAgent: 'fluxlens',
     log: { debug: () => {}, info: () => {}, warn: octokitWarn, error: () => {} },
-    request: { fetch: timeoutFetch(settings.timeoutMs) },
+    request: { fetch: timeoutFetch(settings.timeoutMs, settings.onResponse) },
     retry: { retries: limits.retries, retryAfterBaseValue: limits.retryBaseMs },
     throttle: {
       id: settings.throttleId,

@@ -36,6 +36,8 @@ export interface GitHubClientOptions {
   timeoutMs?: number;
   /** Items per page when listing (GitHub's maximum is 100). */
   pageSize?: number;
+  /** Told the HTTP status of every request GitHub answered (`error` when none came): metrics. */
+  onResponse?: (status: string) => void;
 }
 
 export interface GitHubClient {
@@ -89,6 +91,7 @@ export function createGitHubClient(options: GitHubClientOptions): GitHubClient {
     retry: { ...DEFAULT_RETRY, ...options.retry },
     pacing: createPacing(options.pacing),
     timeoutMs: options.timeoutMs ?? 30_000,
+    onResponse: options.onResponse ?? (() => {}),
   };
   const pageSize = options.pageSize ?? 100;
   const octokits = new Map<string, GitHubOctokit>();

@@ -4,14 +4,23 @@ import { errorMessage, SetupError } from '../errors.js';
 import type { GitHubLogger } from './build-octokit.js';
 import { createGitHubClient, type GitHubClient } from './create-github-client.js';
 
-export function githubFromConfig(config: ServiceConfig, logger: GitHubLogger): GitHubClient {
+export function githubFromConfig(
+  config: ServiceConfig,
+  logger: GitHubLogger,
+  onResponse?: (status: string) => void,
+): GitHubClient {
   const { auth } = config.github;
   if (auth === undefined) {
     throw new SetupError(
       'invalid environment: set FLUXLENS_GITHUB_APP_ID with FLUXLENS_GITHUB_PRIVATE_KEY (a GitHub App), or FLUXLENS_GITHUB_TOKEN',
     );
   }
-  return createGitHubClient({ apiUrl: config.github.apiUrl, auth, logger });
+  return createGitHubClient({
+    apiUrl: config.github.apiUrl,
+    auth,
+    logger,
+    ...(onResponse ? { onResponse } : {}),
+  });
 }
 
 /**

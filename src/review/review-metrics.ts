@@ -4,6 +4,17 @@ import type { ReviewMetrics, ReviewStage } from './types.js';
 
 const BUCKETS_SECONDS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
 
+/** Counts GitHub's answers by HTTP status, for the client's onResponse. */
+export function createGitHubCallCounter(registry: Registry): (status: string) => void {
+  const calls = new Counter({
+    name: 'fluxlens_github_requests_total',
+    help: 'HTTP requests to the GitHub API by the status of the answer (error: none came).',
+    labelNames: ['status'],
+    registers: [registry],
+  });
+  return (status) => calls.inc({ status });
+}
+
 export function createReviewMetrics(registry: Registry): ReviewMetrics {
   const durations = new Histogram({
     name: 'fluxlens_review_stage_duration_seconds',

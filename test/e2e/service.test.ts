@@ -244,6 +244,15 @@ describe('the service without Redis: inline queue and worker in the server proce
   });
 
   it.each(SCENARIOS)('%s', (_name, scenario) => scenario(world), 180_000);
+
+  it('counts review stages and GitHub answers on /metrics', async () => {
+    const text = await (await fetch(`${world.serverUrl}/metrics`)).text();
+    expect(text).toMatch(
+      /fluxlens_review_stage_duration_seconds_count\{stage="render-base"\} [1-9]/,
+    );
+    expect(text).toMatch(/fluxlens_github_requests_total\{status="201"\} [1-9]/);
+    expect(text).toMatch(/fluxlens_webhook_deliveries_total\{[^}]*\} [1-9]/);
+  });
 });
 
 async function pollJob(world: ServiceWorld, jobId: string): Promise<string> {

@@ -40,6 +40,19 @@ describe('GitHub failures on the way', () => {
     expect(emulator.state().checkRuns).toHaveLength(1);
   });
 
+  it('tells the caller the status of every answer, retries included, for metrics', async () => {
+    const statuses: string[] = [];
+    const { emulator, client } = await appFixture({ onResponse: (s) => statuses.push(s) });
+    emulator.expect('GET', LIST);
+    emulator.fail('POST', RUNS, 'bad-gateway');
+    emulator.expect('POST', RUNS);
+
+    await client.forInstallation(INSTALLATION_ID).ensureCheckRun(started);
+
+    // The token exchange, the list, the 502 and its retry.
+    expect(statuses).toEqual(['201', '200', '502', '201']);
+  });
+
   it('waits out a rate limit with retry-after and posts the comment once', async () => {
     const { emulator, client, warnings } = await appFixture();
     emulator.expect('GET', '/app');
