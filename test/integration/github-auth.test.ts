@@ -1,5 +1,5 @@
 import { inspect } from 'node:util';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GitHubError } from '../../src/github/index.js';
 import { createTestAppKey } from '../support/github-emulator.js';
 import {
@@ -8,17 +8,10 @@ import {
   INSTALLATION_ID,
   REPO,
   USER_TOKEN,
-  finish,
-  startAppFixture,
-  startTokenFixture,
-  type Fixture,
+  useFixtures,
 } from '../support/github-fixture.js';
 
-let fixture: Fixture | undefined;
-afterEach(async () => {
-  await finish(fixture);
-  fixture = undefined;
-});
+const fixtures = useFixtures();
 
 async function rejection(promise: Promise<unknown>): Promise<GitHubError> {
   const err = await promise.then(
@@ -31,7 +24,7 @@ async function rejection(promise: Promise<unknown>): Promise<GitHubError> {
 
 describe('GitHub App credentials', () => {
   it('exchanges the App JWT for one installation token and reuses it for several writes', async () => {
-    fixture = await startAppFixture();
+    const fixture = await fixtures.app();
     const { emulator, client } = fixture;
     emulator.seedPull({ ...REPO, number: 7, headSha: HEAD_SHA });
     emulator.expect('POST', `/app/installations/${INSTALLATION_ID}/access_tokens`);
@@ -58,7 +51,7 @@ describe('GitHub App credentials', () => {
   });
 
   it("verifies App credentials as the App's bot login", async () => {
-    fixture = await startAppFixture();
+    const fixture = await fixtures.app();
     fixture.emulator.expect('GET', '/app');
 
     await expect(fixture.client.verifyCredentials()).resolves.toBe(APP_LOGIN);
@@ -66,7 +59,7 @@ describe('GitHub App credentials', () => {
 
   it('refuses an App key GitHub does not know, naming no part of the key', async () => {
     const otherKey = createTestAppKey().privateKey;
-    fixture = await startAppFixture({ privateKey: otherKey });
+    const fixture = await fixtures.app({ privateKey: otherKey });
     fixture.emulator.expect('GET', '/app');
 
     const err = await rejection(fixture.client.verifyCredentials());
@@ -81,7 +74,7 @@ describe('GitHub App credentials', () => {
   });
 
   it('needs the installation id in App mode', async () => {
-    fixture = await startAppFixture();
+    const fixture = await fixtures.app();
 
     expect(() => fixture?.client.forInstallation()).toThrow(GitHubError);
     const err = await rejection(fixture.client.installationToken());
@@ -89,7 +82,7 @@ describe('GitHub App credentials', () => {
   });
 
   it('talks to GitHub Enterprise Server under its /api/v3 prefix', async () => {
-    fixture = await startAppFixture({ pathPrefix: '/api/v3' });
+    const fixture = await fixtures.app({ pathPrefix: '/api/v3' });
     const { emulator, client } = fixture;
     emulator.expect('POST', `/app/installations/${INSTALLATION_ID}/access_tokens`);
     emulator.expect('GET', '/repos/acme/gitops/commits/:sha/check-runs');
@@ -110,7 +103,7 @@ describe('GitHub App credentials', () => {
 
 describe('personal access token', () => {
   it("writes with the token and knows the token's user", async () => {
-    fixture = await startTokenFixture();
+    const fixture = await fixtures.token();
     const { emulator, client } = fixture;
     emulator.expect('GET', '/user');
     emulator.expect('POST', '/repos/acme/gitops/statuses/:sha');
@@ -129,7 +122,7 @@ describe('personal access token', () => {
 
   it('refuses a wrong token with a clear error that does not contain it', async () => {
     const wrong = 'ghp_wrongToken0123456789abcdefghijklmn';
-    fixture = await startTokenFixture({ token: wrong });
+    const fixture = await fixtures.token({ token: wrong });
     fixture.emulator.expect('GET', '/user');
     fixture.emulator.expect('GET', '/repos/acme/gitops/pulls/7');
 

@@ -1,26 +1,21 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GitHubError, type CheckRunAnnotation } from '../../src/github/index.js';
 import {
   HEAD_SHA,
   INSTALLATION_ID,
   REPO,
-  finish,
-  startAppFixture,
   type Fixture,
+  useFixtures,
 } from '../support/github-fixture.js';
 
-let fixture: Fixture | undefined;
-afterEach(async () => {
-  await finish(fixture);
-  fixture = undefined;
-});
+const fixtures = useFixtures();
 
 const RUNS = '/repos/acme/gitops/check-runs';
 const RUN = '/repos/acme/gitops/check-runs/:id';
 const LIST = `/repos/acme/gitops/commits/${HEAD_SHA}/check-runs`;
 
 async function appFixture(): Promise<Fixture> {
-  fixture = await startAppFixture();
+  const fixture = await fixtures.app();
   fixture.emulator.expect('POST', `/app/installations/${INSTALLATION_ID}/access_tokens`);
   return fixture;
 }

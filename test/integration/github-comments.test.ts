@@ -1,19 +1,14 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GitHubError } from '../../src/github/index.js';
 import {
   APP_LOGIN,
   INSTALLATION_ID,
   REPO,
-  finish,
-  startAppFixture,
   type Fixture,
+  useFixtures,
 } from '../support/github-fixture.js';
 
-let fixture: Fixture | undefined;
-afterEach(async () => {
-  await finish(fixture);
-  fixture = undefined;
-});
+const fixtures = useFixtures();
 
 const MARKER = '<!-- fluxlens:sticky -->';
 const COMMENTS = '/repos/acme/gitops/issues/12/comments';
@@ -21,7 +16,7 @@ const COMMENT = '/repos/acme/gitops/issues/comments/:id';
 const pr = { ...REPO, issueNumber: 12, marker: MARKER };
 
 async function appFixture(pageSize?: number): Promise<Fixture> {
-  fixture = await startAppFixture(pageSize === undefined ? {} : { pageSize });
+  const fixture = await fixtures.app(pageSize === undefined ? {} : { pageSize });
   fixture.emulator.expect('POST', `/app/installations/${INSTALLATION_ID}/access_tokens`);
   fixture.emulator.expect('GET', '/app');
   return fixture;

@@ -1,26 +1,14 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GitHubError } from '../../src/github/index.js';
-import {
-  HEAD_SHA,
-  INSTALLATION_ID,
-  REPO,
-  finish,
-  startAppFixture,
-  startTokenFixture,
-  type Fixture,
-} from '../support/github-fixture.js';
+import { HEAD_SHA, INSTALLATION_ID, REPO, useFixtures } from '../support/github-fixture.js';
 
-let fixture: Fixture | undefined;
-afterEach(async () => {
-  await finish(fixture);
-  fixture = undefined;
-});
+const fixtures = useFixtures();
 
 const PULLS = '/repos/acme/gitops/pulls';
 
 describe('pull request reads', () => {
   it('reads head, base, draft and fork of a pull request', async () => {
-    fixture = await startAppFixture();
+    const fixture = await fixtures.app();
     const { emulator, client } = fixture;
     emulator.seedPull({
       ...REPO,
@@ -47,7 +35,7 @@ describe('pull request reads', () => {
   });
 
   it('lists every open pull request across pages', async () => {
-    fixture = await startAppFixture({ pageSize: 2 });
+    const fixture = await fixtures.app({ pageSize: 2 });
     const { emulator, client } = fixture;
     for (let number = 1; number <= 5; number += 1) {
       emulator.seedPull({ ...REPO, number, headSha: String(number).repeat(40) });
@@ -63,7 +51,7 @@ describe('pull request reads', () => {
   });
 
   it("lists the installation's repositories across pages", async () => {
-    fixture = await startAppFixture({ pageSize: 2 });
+    const fixture = await fixtures.app({ pageSize: 2 });
     const { emulator, client } = fixture;
     emulator.seedInstallation({ id: 78, repositories: ['acme/a', 'acme/b', 'other/c'] });
     emulator.expect('POST', '/app/installations/78/access_tokens');
@@ -79,7 +67,7 @@ describe('pull request reads', () => {
   });
 
   it('refuses to list installation repositories with a personal token', async () => {
-    fixture = await startTokenFixture();
+    const fixture = await fixtures.token();
 
     const err = await fixture.client
       .forInstallation()

@@ -1,27 +1,22 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GitHubError } from '../../src/github/index.js';
 import {
   HEAD_SHA,
   INSTALLATION_ID,
   REPO,
-  finish,
-  startAppFixture,
   type Fixture,
+  useFixtures,
 } from '../support/github-fixture.js';
 
-let fixture: Fixture | undefined;
-afterEach(async () => {
-  await finish(fixture);
-  fixture = undefined;
-});
+const fixtures = useFixtures();
 
 const RUNS = '/repos/acme/gitops/check-runs';
 const LIST = `/repos/acme/gitops/commits/${HEAD_SHA}/check-runs`;
 const COMMENTS = '/repos/acme/gitops/issues/3/comments';
 const started = { ...REPO, headSha: HEAD_SHA, status: 'in_progress' } as const;
 
-async function appFixture(extras: Parameters<typeof startAppFixture>[0] = {}): Promise<Fixture> {
-  fixture = await startAppFixture(extras);
+async function appFixture(extras: Parameters<typeof fixtures.app>[0] = {}): Promise<Fixture> {
+  const fixture = await fixtures.app(extras);
   fixture.emulator.expect('POST', `/app/installations/${INSTALLATION_ID}/access_tokens`);
   return fixture;
 }

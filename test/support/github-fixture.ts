@@ -3,6 +3,7 @@
  * an App (id 4242, slug `fluxlens-test`) installed as 77 on acme/gitops, or a personal
  * token, with retry waits and write pacing shrunk so tests do not sleep.
  */
+import { afterEach } from 'vitest';
 import { createGitHubClient, type GitHubClientOptions } from '../../src/github/index.js';
 import {
   createTestAppKey,
@@ -91,4 +92,24 @@ export async function finish(fixture: Fixture | undefined): Promise<void> {
   } finally {
     await fixture.emulator.close();
   }
+}
+
+/**
+ * Fixtures for one test file: each one started is finished after its test, which fails on
+ * a request nobody expected or an expectation left unused.
+ */
+export function useFixtures(): {
+  app: (extras?: Parameters<typeof startAppFixture>[0]) => Promise<Fixture>;
+  token: (extras?: Parameters<typeof startTokenFixture>[0]) => Promise<Fixture>;
+} {
+  let current: Fixture | undefined;
+  afterEach(async () => {
+    const started = current;
+    current = undefined;
+    await finish(started);
+  });
+  return {
+    app: async (extras) => (current = await startAppFixture(extras)),
+    token: async (extras) => (current = await startTokenFixture(extras)),
+  };
 }
