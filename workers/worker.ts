@@ -10,12 +10,8 @@ import { loadServiceConfig } from '../src/config.js';
 import { classify, errorMessage } from '../src/errors.js';
 import { checkCredentials, githubFromConfig } from '../src/github/index.js';
 import { createLogger } from '../src/logger.js';
-import { createRedisQueue, queueDefaults, startRedisWorker } from '../src/queue/index.js';
-import {
-  createGitHubCallCounter,
-  createReviewMetrics,
-  createReviewProcessor,
-} from '../src/review/index.js';
+import { createRedisQueue, startRedisWorker } from '../src/queue/index.js';
+import { createGitHubCallCounter, createReviewProcessor } from '../src/review/index.js';
 
 export interface WorkerIO {
   env: NodeJS.ProcessEnv;
@@ -52,14 +48,7 @@ async function runWorker(io: WorkerIO): Promise<void> {
     lockDurationMs: config.workerLockMs,
     stalledIntervalMs: config.workerLockMs,
     logger,
-    processor: createReviewProcessor({
-      config,
-      github,
-      results: queue.results,
-      logger,
-      metrics: createReviewMetrics(registry),
-      attempts: queueDefaults.attempts,
-    }),
+    processor: createReviewProcessor({ config, github, results: queue.results, logger, registry }),
   });
   const endpoint =
     config.metricsPort > 0 ? await serveMetrics(registry, config.metricsPort) : undefined;

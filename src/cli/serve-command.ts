@@ -11,7 +11,6 @@ import { createLogger, type Logger } from '../logger.js';
 import {
   createInlineQueue,
   createRedisQueue,
-  queueDefaults,
   type DeliveryLedger,
   type JobQueue,
   type ResultStore,
@@ -20,7 +19,6 @@ import { parseAnalysisResult, renderHtml } from '../report/index.js';
 import {
   acknowledgeCommand,
   createGitHubCallCounter,
-  createReviewMetrics,
   createReviewProcessor,
   reportSigningKey,
   reportSkipped,
@@ -108,8 +106,6 @@ function inlineIntake(
   registry: ReturnType<typeof createMetricsRegistry>,
 ): Intake {
   const queue = createInlineQueue({
-    concurrency: config.workerConcurrency,
-    graceMs: config.shutdownGraceMs,
     resultDir: join(config.cacheDir, 'results'),
     logger,
   });
@@ -117,14 +113,7 @@ function inlineIntake(
     concurrency: config.workerConcurrency,
     graceMs: config.shutdownGraceMs,
     logger,
-    processor: createReviewProcessor({
-      config,
-      github,
-      results: queue.results,
-      logger,
-      metrics: createReviewMetrics(registry),
-      attempts: queueDefaults.attempts,
-    }),
+    processor: createReviewProcessor({ config, github, results: queue.results, logger, registry }),
   });
   logger.info(
     { queue: 'inline' },

@@ -4,10 +4,12 @@
  */
 import { createHash } from 'node:crypto';
 import type { ServiceConfig } from '../config.js';
-import type { JobProcessor, ResultStore } from '../queue/index.js';
+import type { Registry } from 'prom-client';
+import { queueDefaults, type JobProcessor, type ResultStore } from '../queue/index.js';
 import { createToolRunner } from '../tool-runner.js';
 import { reviewPullRequest } from './review-pull-request.js';
-import type { ReviewGitHub, ReviewLogger, ReviewMetrics, ReviewSettings } from './types.js';
+import { createReviewMetrics } from './review-metrics.js';
+import type { ReviewGitHub, ReviewLogger, ReviewSettings } from './types.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -16,15 +18,17 @@ export interface ReviewProcessorDeps {
   github: ReviewGitHub;
   results: ResultStore;
   logger: ReviewLogger;
-  metrics?: ReviewMetrics;
-  /** The attempts the queue makes (its configuration); the last one reports failures. */
-  attempts: number;
+  /** Where the review's metrics go (see createReviewMetrics); none without. */
+  registry?: Registry;
+  /** The attempts the queue makes; the last one reports failures. The queue's default. */
+  attempts?: number;
 }
 
 export function createReviewProcessor(deps: ReviewProcessorDeps): JobProcessor {
   const { config } = deps;
   const runner = createToolRunner(config);
-  const settings = reviewSettings(config, deps.attempts);
+  const settings = reviewSettings(config, deps.attempts ?? queueDefaults.attempts);
+  const metrics = deps.registry ? createReviewMetrics(deps.registry) : undefined;
   return (job, ctx) =>
     reviewPullRequest(job, ctx, {
       github: deps.github,
@@ -33,7 +37,7 @@ export function createReviewProcessor(deps: ReviewProcessorDeps): JobProcessor {
       results: deps.results,
       settings,
       logger: deps.logger,
-      ...(deps.metrics ? { metrics: deps.metrics } : {}),
+      ...(metrics ? { metrics } : {}),
     });
 }
 

@@ -14,5 +14,5 @@ export type {
 } from './types.js';
 export { createReviewProcessor, reportSigningKey } from './create-review-processor.js';
 export type { ReviewProcessorDeps } from './create-review-processor.js';
-export { createGitHubCallCounter, createReviewMetrics } from './review-metrics.js';
+export { createGitHubCallCounter } from './review-metrics.js';
 export { acknowledgeCommand, reportSkipped } from './report-skipped.js';
