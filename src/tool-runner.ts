@@ -46,26 +46,26 @@ const STDERR_TAIL_CHARS = 2000;
 /** After the signal's SIGTERM, a tool that is still running gets SIGKILL this much later. */
 const FORCE_KILL_AFTER_MS = 500;
 
+interface ToolRunnerOptions {
+  toolsBinDir: string;
+  path: string;
+  baseEnv: Record<string, string>;
+  signal?: AbortSignal | undefined;
+}
+
 export class ToolRunner {
   #paths = new Map<ToolName, Promise<string>>();
   readonly #searchPath: string[];
-  readonly #baseEnv: Record<string, string>;
-  readonly #signal: AbortSignal | undefined;
+  readonly #options: ToolRunnerOptions;
 
   /**
    * `baseEnv` is the allowlisted environment every tool inherits (see config.ts); `signal`,
    * when given, stops every run of this runner (see withSignal).
    */
-  constructor(options: {
-    toolsBinDir: string;
-    path: string;
-    baseEnv: Record<string, string>;
-    signal?: AbortSignal;
-  }) {
+  constructor(options: ToolRunnerOptions) {
+    this.#options = options;
     const dirs = options.path.split(delimiter).filter(Boolean);
     this.#searchPath = [options.toolsBinDir, ...dirs];
-    this.#baseEnv = options.baseEnv;
-    this.#signal = options.signal;
   }
 
   /**
@@ -73,12 +73,9 @@ export class ToolRunner {
    * down once, and each kustomize, helm and git process it starts is killed on cancel.
    */
   withSignal(signal: AbortSignal): ToolRunner {
-    const combined = this.#signal ? AbortSignal.any([this.#signal, signal]) : signal;
     const runner = new ToolRunner({
-      toolsBinDir: this.#searchPath[0] ?? '',
-      path: this.#searchPath.slice(1).join(delimiter),
-      baseEnv: this.#baseEnv,
-      signal: combined,
+      ...this.#options,
+      signal: combineSignals(this.#options.signal, signal),
     });
     runner.#paths = this.#paths;
     return runner;
@@ -104,10 +101,10 @@ export class ToolRunner {
     args: readonly string[],
     options: ToolRunOptions = {},
   ): Promise<ToolResult> {
-    const signal = combineSignals(this.#signal, options.signal);
+    const signal = combineSignals(this.#options.signal, options.signal);
     if (signal?.aborted) throw new CancelledError(`${tool} was not started: cancelled`);
     const file = await this.resolve(tool);
-    const env = { ...this.#baseEnv, PATH: this.#searchPath.join(delimiter), ...options.env };
+    const env = { ...this.#options.baseEnv, PATH: this.#searchPath.join(delimiter), ...options.env };
     const command = `${tool} ${args.slice(0, 3).join(' ')}${args.length > 3 ? ' ...' : ''}`;
     const child = execa(file, args, {
       ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
