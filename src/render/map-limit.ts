@@ -1,4 +1,7 @@
-/** Runs `fn` over `items` with at most `limit` calls in flight; results keep item order. */
+/**
+ * Runs `fn` over `items` with at most `limit` calls in flight; results keep item order.
+ * After a call throws, no new one starts: the first error is what the caller gets.
+ */
 export async function mapLimit<T, R>(
   items: readonly T[],
   limit: number,
@@ -6,10 +9,16 @@ export async function mapLimit<T, R>(
 ): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
+  let failed = false;
   const worker = async (): Promise<void> => {
-    while (next < items.length) {
+    while (next < items.length && !failed) {
       const index = next++;
-      results[index] = await fn(items[index]!, index);
+      try {
+        results[index] = await fn(items[index]!, index);
+      } catch (err) {
+        failed = true;
+        throw err;
+      }
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));

@@ -5,7 +5,7 @@
  */
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join, posix } from 'node:path';
-import { errorMessage } from '../../errors.js';
+import { classify, errorMessage } from '../../errors.js';
 import type { ToolRunner } from '../../tool-runner.js';
 import type { HelmSettings, RenderSettings } from '../engine.js';
 import { describeSchemaError } from '../flux/index.js';
@@ -134,6 +134,8 @@ async function inflate(
       chart: `${chart.source}@${chart.version}`,
     };
   } catch (err) {
+    // A cancelled review is not this release's failure: the whole render stops.
+    if (classify(err) === 'cancelled') throw err;
     if (err instanceof ChartUnavailableError) {
       return { error: errorMessage(err), code: 'chart-unavailable', offline: err.notCached };
     }

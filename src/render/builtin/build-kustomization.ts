@@ -6,7 +6,7 @@
  */
 import { rm } from 'node:fs/promises';
 import { join, posix } from 'node:path';
-import { errorMessage } from '../../errors.js';
+import { classify, errorMessage } from '../../errors.js';
 import type { ToolRunner } from '../../tool-runner.js';
 import type { RenderSettings } from '../engine.js';
 import type { FluxKustomization } from '../flux/index.js';
@@ -95,6 +95,8 @@ export async function buildKustomization(
     const lineOf = sourceLineFinder(copy);
     return { objects: await postBuild(ctx, input, output, generated.fluxWantsOrigin, lineOf) };
   } catch (err) {
+    // A cancelled review is not this Kustomization's failure: the whole render stops.
+    if (classify(err) === 'cancelled') throw err;
     if (err instanceof GenerateError || err instanceof UnsafePathError) {
       return err.file
         ? { error: err.message, file: input.filePrefix + err.file }
