@@ -2,11 +2,10 @@
  * Renders that name only the pull request (a `/fluxlens render` comment, an API call): no
  * head and no base, explicit by nature. Run against every adapter by queue-semantics.ts.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { JobInterruptedError, PermanentJobError } from '../../../src/queue/index.js';
 import {
   type QueueAdapter,
-  type QueueHarness,
   gatedProcessor,
   pullOnlyJob,
   reviewJob,
@@ -14,16 +13,12 @@ import {
   sha,
   waitFor,
   waitForStatus,
+  useHarness,
 } from './queue-test-kit.js';
 
 export function describePullOnlySemantics(adapter: QueueAdapter): void {
   describe(`${adapter.name} queue, renders that name only the pull request`, () => {
-    let harness: QueueHarness | undefined;
-    const open = async () => (harness = await adapter.create({ attempts: 3, backoffMs: 50 }));
-    afterEach(async () => {
-      await harness?.dispose();
-      harness = undefined;
-    });
+    const open = useHarness(adapter);
 
     it('runs the render and reports its state without a head', async () => {
       const { queue, startWorker } = await open();

@@ -4,29 +4,23 @@
  * test/integration/queue-redis.test.ts), so both keep the same semantics. Renders that
  * name only the pull request have a table of their own, pull-only-semantics.ts.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { JobInterruptedError, PermanentJobError } from '../../../src/queue/index.js';
 import { describePullOnlySemantics } from './pull-only-semantics.js';
 import {
   type QueueAdapter,
-  type QueueHarness,
   gatedProcessor,
   reviewJob,
   scriptedProcessor,
   sha,
   waitFor,
   waitForStatus,
+  useHarness,
 } from './queue-test-kit.js';
 
 export function describeQueueSemantics(adapter: QueueAdapter): void {
   describe(`${adapter.name} queue semantics`, () => {
-    let harness: QueueHarness | undefined;
-    const open = async (options = { attempts: 3, backoffMs: 50 }) =>
-      (harness = await adapter.create(options));
-    afterEach(async () => {
-      await harness?.dispose();
-      harness = undefined;
-    });
+    const open = useHarness(adapter);
 
     it('runs an enqueued job and reports it completed', async () => {
       const { queue, startWorker } = await open();

@@ -2,6 +2,7 @@
  * Helpers for the queue tests: review jobs, a processor whose runs the test finishes by
  * hand, and polling for a state (liveness bounds only, never speed assertions).
  */
+import { afterEach } from 'vitest';
 import type {
   DeliveryLedger,
   JobContext,
@@ -118,4 +119,17 @@ export interface QueueHarness {
 export interface QueueAdapter {
   name: string;
   create(options: { attempts: number; backoffMs: number }): Promise<QueueHarness>;
+}
+
+/** Opens harnesses of `adapter` for a describe block; each is disposed after its test. */
+export function useHarness(
+  adapter: QueueAdapter,
+): (options?: { attempts: number; backoffMs: number }) => Promise<QueueHarness> {
+  let harness: QueueHarness | undefined;
+  afterEach(async () => {
+    await harness?.dispose();
+    harness = undefined;
+  });
+  return async (options = { attempts: 3, backoffMs: 50 }) =>
+    (harness = await adapter.create(options));
 }
