@@ -104,7 +104,11 @@ export class ToolRunner {
     const signal = combineSignals(this.#options.signal, options.signal);
     if (signal?.aborted) throw new CancelledError(`${tool} was not started: cancelled`);
     const file = await this.resolve(tool);
-    const env = { ...this.#options.baseEnv, PATH: this.#searchPath.join(delimiter), ...options.env };
+    const env = {
+      ...this.#options.baseEnv,
+      PATH: this.#searchPath.join(delimiter),
+      ...options.env,
+    };
     const command = `${tool} ${args.slice(0, 3).join(' ')}${args.length > 3 ? ' ...' : ''}`;
     const child = execa(file, args, {
       ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
