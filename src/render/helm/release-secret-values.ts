@@ -86,8 +86,10 @@ function valuesFromSecrets(
 
 /**
  * Every value of the release that derives from a Secret (`derived`: what its parent's
- * substitution marked in it), and the base64 of those long enough to be searched for
- * (charts encode values with `b64enc`).
+ * substitution marked in it), and of those long enough to be searched for the forms chart
+ * functions turn them into: `upper`, `lower`, and `b64enc` of each. Digests (`sha256sum`
+ * of a rendered Secret, in checksum annotations) are not the value and stay readable;
+ * `trunc`, `substr` and other partial copies are not followed.
  */
 export function releaseSecretValues(
   hr: HelmRelease,
@@ -103,8 +105,10 @@ export function releaseSecretValues(
       ? []
       : leaves(hr.spec, ['spec'], (at, value) => derivedFromSecret(derived, at, value), true);
   const values = [...new Set([...fromRefs, ...fromSpec])];
-  const encoded = values
-    .filter((v) => v.length >= MIN_SECRET_VALUE_LENGTH)
-    .map((v) => Buffer.from(v, 'utf8').toString('base64'));
-  return [...values, ...encoded];
+  const searchable = values.filter((v) => v.length >= MIN_SECRET_VALUE_LENGTH);
+  const cased = searchable.flatMap((v) => [v.toUpperCase(), v.toLowerCase()]);
+  const encoded = [...new Set([...searchable, ...cased])].map((v) =>
+    Buffer.from(v, 'utf8').toString('base64'),
+  );
+  return [...new Set([...values, ...cased, ...encoded])];
 }
