@@ -26,6 +26,7 @@ import {
   type RenderEngine,
   type RenderSettings,
 } from '../render/index.js';
+import { redactAnalysisResult, secretValuesOf } from '../redact/index.js';
 import { evaluateRisk, RULE_IDS, type FailOn } from '../risk/index.js';
 import type { ToolRunner } from '../tool-runner.js';
 import { assembleResult, type RenderedPair } from './assemble-result.js';
@@ -98,7 +99,11 @@ export async function analyze(
     })),
   );
   const findings = clock.timeSync('risk', () => evaluateRisk({ clusters, policy }));
-  const result = assembleResult(revisions, clusters, findings, request.labels);
+  const secrets = secretValuesOf(...rendered.flatMap((r) => [r.base, r.head]));
+  const result = redactAnalysisResult(
+    assembleResult(revisions, clusters, findings, request.labels),
+    secrets,
+  );
   result.timings = clock.finish();
   deps.logger?.debug({ timings: result.timings }, 'analysis finished');
   return { result, failOn: policy.failOn, revisions };

@@ -4,6 +4,7 @@
  * It must not decide anything else; anything that leaves the worker passes through here.
  */
 export { derivedFromSecret, secretKeysOf } from './derived-from-secret.js';
+export { redactAnalysisResult } from './redact-analysis-result.js';
 export { fullyRedacted, redactManifest, redactPair } from './redact-manifest.js';
 export type { DerivedPair, RedactedPair } from './redact-manifest.js';
 export { redactRenderError } from './redact-render-error.js';

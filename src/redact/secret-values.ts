@@ -3,7 +3,13 @@
  * postBuild.substituteFrom and Helm valuesFrom copy Secret values into ConfigMaps,
  * Certificates, URLs, env vars...
  */
-import { type RenderedCluster, isSopsEncrypted, readConfigData } from '../model/index.js';
+import {
+  type Manifest,
+  type RenderedCluster,
+  type SecretDerived,
+  isSopsEncrypted,
+  readConfigData,
+} from '../model/index.js';
 import { isSecret } from './redact-manifest.js';
 import { type SecretValueIndex, indexSecretValues } from './redact-text.js';
 
@@ -17,7 +23,8 @@ export function secretValuesOf(...clusters: readonly RenderedCluster[]): SecretV
   const values: string[] = [];
   for (const cluster of clusters) {
     for (const { manifest, secret } of cluster.objects) {
-      if (secret !== undefined) values.push(...secret.texts);
+      if (secret !== undefined)
+        values.push(...secret.texts, ...derivedFieldValues(manifest, secret));
       if (!isSecret(manifest) || isSopsEncrypted(manifest)) continue;
       for (const value of Object.values(readConfigData(manifest))) {
         values.push(value, value.replaceAll('\n', ''));
@@ -29,4 +36,23 @@ export function secretValuesOf(...clusters: readonly RenderedCluster[]): SecretV
     }
   }
   return indexSecretValues(values);
+}
+
+/**
+ * The whole string values of fields hidden because a derived piece of them is too short to
+ * search for (`name: db-${PASS:0:2}`): the field's full text is specific enough to hide
+ * wherever it is quoted, an object's name above all.
+ */
+function derivedFieldValues(manifest: Manifest, secret: SecretDerived): string[] {
+  const values: string[] = [];
+  for (const { path, key } of secret.fields) {
+    if (key) continue;
+    let at: unknown = manifest;
+    for (const step of path) {
+      at =
+        at !== null && typeof at === 'object' ? (at as Record<string, unknown>)[step] : undefined;
+    }
+    if (typeof at === 'string') values.push(at);
+  }
+  return values;
 }
