@@ -29,6 +29,7 @@ import { join, posix, resolve, sep } from 'node:path';
 import { isHelmRelease, normalizeFluxPath, refOf } from '../flux/index.js';
 import type { RenderSettings } from '../engine.js';
 import { mapLimit } from '../map-limit.js';
+import { chartFailureTags } from './chart-failure.js';
 import {
   asRecord,
   stringOf,
@@ -38,6 +39,7 @@ import {
   type ProducerRef,
   type RenderedObject,
   type RenderError,
+  type RenderErrorTags,
 } from '../../model/index.js';
 import { parseDocuments } from '../yaml.js';
 
@@ -141,15 +143,16 @@ async function inflate(
 ): Promise<InflatedRelease> {
   const { ref } = release;
   const producer = describeRelease(ref, release.manifest, { parent: release.parent });
-  const fail = (message: string): InflatedRelease => {
+  const fail = (message: string, tags: RenderErrorTags = {}): InflatedRelease => {
     producer.error = message;
-    return { producer, objects: [], error: { producer: toRef(ref), message } };
+    return { producer, objects: [], error: { producer: toRef(ref), message, ...tags } };
   };
   const chart = chartOf(asRecord(release.manifest['spec']), ref.namespace);
   if (ctx.settings.helm.offline && !chart.local) {
     return fail(
       `chart unavailable: chart '${chart.path}' from ${chart.sourceId}: flux-local downloads ` +
         'remote charts itself, without the chart cache, and this render is offline',
+      { code: 'chart-unavailable', offline: true },
     );
   }
   if (!OBJECT_NAME.test(ref.name) || !OBJECT_NAME.test(ref.namespace)) {
@@ -157,7 +160,7 @@ async function inflate(
   }
   const outputFile = join(ctx.scratch, `release-${index}.yaml`);
   const run = await ctx.run(releaseArgs(ctx, ref, outputFile), helmEnv(ctx, index));
-  if (!run.ok) return fail(run.message);
+  if (!run.ok) return fail(run.message, chartFailureTags(run.message, !chart.local));
   const output = await ctx.readOutput(outputFile);
   if ('error' in output) return fail(output.error);
   const parsed = parseDocuments(output.text);
