@@ -1,13 +1,14 @@
 /**
- * Which producers the PR changes but nothing could judge, because they could not be
- * rendered for unavailability (isUnavailable) on one side or both. A producer counts as
+ * Which producers the PR changes but nothing could judge: they could not be rendered for
+ * unavailability (isUnavailable), or were not rendered at all (skipped: a source that is
+ * not mapped, a flux-local run that stopped), on one side or both. A producer counts as
  * changed when its own object (as its parent renders it) is in the diff, when it exists on
- * one side only, or when it fails on one side and renders on the other. A producer
- * unavailable on both sides whose object the PR leaves alone is not the PR's business; its
- * errors stay listed as they are.
+ * one side only, or when it fails or is skipped on one side only. One left out on both
+ * sides whose object the PR leaves alone is not the PR's business; its errors stay listed.
  */
 import {
   type ClusterDiff,
+  type Producer,
   type ProducerRef,
   type RenderError,
   type RenderedCluster,
@@ -45,10 +46,29 @@ function reasonOf(errors: readonly RenderError[]): string {
     : 'chart unavailable';
 }
 
+/**
+ * Why a producer was not rendered at all, in a few words for the headline; the producer's
+ * own `skipped` text (in the JSON) has the detail.
+ */
+function skipReason(skipped: string): string {
+  if (/not mapped|without a mapping/.test(skipped)) return 'source not mapped (--source)';
+  if (/was not found/.test(skipped)) return 'source not found';
+  if (/flux-local/.test(skipped)) return 'not rendered by flux-local';
+  return 'not rendered';
+}
+
+function skippedBy(cluster: RenderedCluster): Map<string, Producer> {
+  return new Map(
+    cluster.producers.filter((p) => p.skipped !== undefined).map((p) => [producerKey(p), p]),
+  );
+}
+
 export function unassessedProducers(input: UnassessedInput): UnassessedProducer[] {
   const { diff, base, head } = input;
   const atBase = unavailableBy(base);
   const atHead = unavailableBy(head);
+  const skippedAtBase = skippedBy(base);
+  const skippedAtHead = skippedBy(head);
   const exists = (c: RenderedCluster) => new Set(c.producers.map(producerKey));
   const failing = (c: RenderedCluster) => new Set(c.errors.map((e) => producerKey(e.producer)));
   const [inBase, inHead, failsAtBase, failsAtHead] = [
@@ -60,21 +80,38 @@ export function unassessedProducers(input: UnassessedInput): UnassessedProducer[
   const changedObjects = new Set(diff.changes.map((c) => c.id));
   const ownObjectChanged = (ref: ProducerRef) =>
     changedObjects.has(`${PRODUCER_GROUPS[ref.kind]}/${ref.kind}/${ref.namespace}/${ref.name}`);
+  const changed = (key: string, ref: ProducerRef) =>
+    inBase.has(key) !== inHead.has(key) ||
+    failsAtBase.has(key) !== failsAtHead.has(key) ||
+    skippedAtBase.has(key) !== skippedAtHead.has(key) ||
+    ownObjectChanged(ref);
+  const sideOf = (atBase: boolean, atHead: boolean) =>
+    atBase && atHead ? 'both' : atBase ? 'base' : 'head';
 
-  const out: UnassessedProducer[] = [];
+  const out = new Map<string, UnassessedProducer>();
   for (const key of new Set([...atBase.keys(), ...atHead.keys()])) {
     const baseErrors = atBase.get(key) ?? [];
     const headErrors = atHead.get(key) ?? [];
     const first = baseErrors[0] ?? headErrors[0];
     if (!first) continue;
     const ref = toRef(first.producer);
-    const changed =
-      inBase.has(key) !== inHead.has(key) ||
-      failsAtBase.has(key) !== failsAtHead.has(key) ||
-      ownObjectChanged(ref);
-    if (!changed) continue;
-    const side = baseErrors.length === 0 ? 'head' : headErrors.length === 0 ? 'base' : 'both';
-    out.push({ producer: ref, side, reason: reasonOf([...baseErrors, ...headErrors]) });
+    if (!changed(key, ref)) continue;
+    out.set(key, {
+      producer: ref,
+      side: sideOf(baseErrors.length > 0, headErrors.length > 0),
+      reason: reasonOf([...baseErrors, ...headErrors]),
+    });
   }
-  return out.sort((a, b) => compareStrings(producerKey(a.producer), producerKey(b.producer)));
+  for (const key of new Set([...skippedAtBase.keys(), ...skippedAtHead.keys()])) {
+    const producer = skippedAtHead.get(key) ?? skippedAtBase.get(key);
+    if (!producer || out.has(key) || !changed(key, producer)) continue;
+    out.set(key, {
+      producer: toRef(producer),
+      side: sideOf(skippedAtBase.has(key), skippedAtHead.has(key)),
+      reason: skipReason(producer.skipped ?? ''),
+    });
+  }
+  return [...out.values()].sort((a, b) =>
+    compareStrings(producerKey(a.producer), producerKey(b.producer)),
+  );
 }

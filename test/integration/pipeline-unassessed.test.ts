@@ -135,14 +135,17 @@ function pullRequest(change: Record<string, string | null>, files = base()): Tes
 }
 
 /** Online, as the service renders: the chart servers are really asked. */
-async function analyzeOnline(repo: TestRepo): Promise<AnalysisResult> {
+async function analyzeOnline(
+  repo: TestRepo,
+  engine: 'builtin' | 'flux-local' = 'builtin',
+): Promise<AnalysisResult> {
   const outcome = await analyze(
     {
       repoDir: repo.dir,
       base: 'main',
       head: 'pr',
       paths: ['clusters/prod'],
-      engine: 'builtin',
+      engine,
       render: RenderOptionsSchema.parse({ offline: false }),
       sources: [],
     },
@@ -241,6 +244,20 @@ describe('what an unreachable chart is not', () => {
     expect(result.verdict.headline).toMatch(/^not assessed: 1 changed HelmRelease could not/);
   });
 
+  it('is not a render error introduced under the flux-local engine either', async () => {
+    const result = await analyzeOnline(
+      pullRequest({ 'apps/new.yaml': yaml(remoteRelease('newapp', 'refused', {})) }),
+      'flux-local',
+    );
+    expect(rules(result)).not.toContain('render-error-introduced newapp');
+    expect(result.clusters[0]?.unassessed).toContainEqual({
+      producer: { kind: 'HelmRelease', namespace: 'apps', name: 'newapp' },
+      side: 'head',
+      reason: 'chart unavailable',
+    });
+    expect(result.verdict.headline).toMatch(/^not assessed: /);
+  });
+
   it('is no business of a PR that leaves those HelmReleases alone', async () => {
     const result = await analyzeOnline(
       pullRequest({
@@ -251,6 +268,39 @@ describe('what an unreachable chart is not', () => {
     expect(result.clusters[0]?.unassessed).toEqual([]);
     expect(result.verdict.headline).not.toMatch(/not assessed/);
     expect(renderCheckRun(result, 'danger').conclusion).toBe('success');
+  });
+});
+
+describe('a Kustomization from a source fluxlens cannot see', () => {
+  const infra = {
+    apiVersion: 'source.toolkit.fluxcd.io/v1',
+    kind: 'GitRepository',
+    metadata: { name: 'infra', namespace: 'flux-system' },
+    spec: { interval: '1h', url: 'https://git.example.com/infra.git', ref: { branch: 'main' } },
+  };
+  const fromInfra = (path: string) => ({
+    ...fluxKustomization('infra', path),
+    spec: {
+      ...(fluxKustomization('infra', path)['spec'] as object),
+      sourceRef: { kind: 'GitRepository', name: 'infra' },
+    },
+  });
+
+  it('is not assessed when the PR changes it, and the verdict says so', async () => {
+    const files = { ...base(), 'clusters/prod/infra.yaml': yaml(infra, fromInfra('./base')) };
+    const result = await analyzeOnline(
+      pullRequest({ 'clusters/prod/infra.yaml': yaml(infra, fromInfra('./overlays/prod')) }, files),
+    );
+    expect(result.clusters[0]?.unassessed).toEqual([
+      {
+        producer: { kind: 'Kustomization', namespace: 'flux-system', name: 'infra' },
+        side: 'both',
+        reason: 'source not mapped (--source)',
+      },
+    ]);
+    expect(result.verdict.routine).toBe(false);
+    expect(result.verdict.headline).toMatch(/^not assessed: 1 changed Kustomization could not/);
+    expect(renderCheckRun(result, 'danger').conclusion).toBe('neutral');
   });
 });
 

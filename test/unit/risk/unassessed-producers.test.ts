@@ -95,6 +95,53 @@ describe('unassessed producers', () => {
   });
 });
 
+describe('producers that were not rendered at all', () => {
+  const APPS = { kind: 'Kustomization', namespace: 'flux-system', name: 'apps' } as const;
+  const NOT_MAPPED =
+    'source GitRepository/flux-system/infra is not this repository and is not mapped ' +
+    '(use --source infra=DIR)';
+  const skippedCluster = (skipped: string | undefined, present = true): RenderedCluster => {
+    const c = cluster([], [], present ? [APPS] : []);
+    if (skipped !== undefined) for (const p of c.producers) p.skipped = skipped;
+    return c;
+  };
+  const appsChanged = {
+    id: 'kustomize.toolkit.fluxcd.io/Kustomization/flux-system/apps',
+    status: 'changed',
+  } as ResourceChange;
+  const diff = (changes: ResourceChange[]) =>
+    ({ cluster: 'home', changes, summary: {} }) as ClusterDiff;
+
+  it('lists a skipped Kustomization whose own object the PR changes', () => {
+    const found = unassessedProducers({
+      diff: diff([appsChanged]),
+      base: skippedCluster(NOT_MAPPED),
+      head: skippedCluster(NOT_MAPPED),
+    });
+    expect(found).toEqual([
+      { producer: APPS, side: 'both', reason: 'source not mapped (--source)' },
+    ]);
+  });
+
+  it('lists a Kustomization the PR adds that is skipped', () => {
+    const found = unassessedProducers({
+      diff: diff([]),
+      base: skippedCluster(undefined, false),
+      head: skippedCluster('not rendered: flux-local failed (see the error on flux-local)'),
+    });
+    expect(found).toEqual([{ producer: APPS, side: 'head', reason: 'not rendered by flux-local' }]);
+  });
+
+  it('leaves out one skipped on both sides that the PR leaves alone', () => {
+    const found = unassessedProducers({
+      diff: diff([]),
+      base: skippedCluster(NOT_MAPPED),
+      head: skippedCluster(NOT_MAPPED),
+    });
+    expect(found).toEqual([]);
+  });
+});
+
 describe('the verdict while something is not assessed', () => {
   const unassessed = [{ producer: RUNNER, side: 'both' as const, reason: 'chart unavailable' }];
   const tagBump = {
