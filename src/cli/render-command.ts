@@ -2,6 +2,9 @@
 import { availableParallelism } from 'node:os';
 import { loadConfig } from '../config.js';
 import { UsageError } from '../errors.js';
+import { plural, type RenderedCluster } from '../model/index.js';
+import { redactRenderError, secretValuesOf } from '../redact/index.js';
+import { displayText } from '../report/index.js';
 import { repositoryRoot, repositoryUrl } from '../git/index.js';
 import {
   createEngine,
@@ -65,5 +68,34 @@ export async function renderCommand(args: string[], io: CliIO): Promise<number> 
   );
   if (progress) io.stderr('\r\x1b[K');
   io.stdout(opts.output === 'json' ? renderToJson(cluster) : renderToYaml(cluster));
+  io.stderr(notRendered(cluster, opts.output));
   return 0;
+}
+
+/**
+ * What did not render, on stderr: a YAML stream has no place for it, and a render that
+ * quietly leaves producers out reads as complete. JSON carries the detail in `errors`.
+ */
+function notRendered(cluster: RenderedCluster, output: string): string {
+  const skipped = cluster.producers.filter((p) => p.skipped !== undefined);
+  if (cluster.errors.length === 0 && skipped.length === 0) return '';
+  const secrets = secretValuesOf(cluster);
+  const lines: string[] = [];
+  if (cluster.errors.length > 0) {
+    const where = output === 'json' ? ' (see errors in the output)' : ':';
+    lines.push(`fluxlens: ${plural(cluster.errors.length, 'render error')}${where}`);
+  }
+  if (output !== 'json') {
+    for (const error of cluster.errors) {
+      const { producer, file, message } = redactRenderError(error, secrets);
+      const at = file !== undefined ? ` (${file})` : '';
+      const first = message.split('\n')[0] ?? '';
+      lines.push(`  ${producer.kind} ${producer.namespace}/${producer.name}${at}: ${first}`);
+    }
+  }
+  if (skipped.length > 0) {
+    lines.push(`fluxlens: ${plural(skipped.length, 'producer')} not rendered (skipped):`);
+    for (const p of skipped) lines.push(`  ${p.kind} ${p.namespace}/${p.name}: ${p.skipped}`);
+  }
+  return `${lines.map(displayText).join('\n')}\n`;
 }

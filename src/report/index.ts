@@ -4,6 +4,7 @@
  * render, diff, judge or publish, and it only ever sees redacted data.
  */
 export { renderCheckRun, type CheckRunOutput } from './check-run.js';
+export { displayText } from './display-text.js';
 export { renderHtml } from './html.js';
 export { renderJson } from './json.js';
 export { MARKDOWN_MAX_CHARS, renderMarkdown } from './markdown.js';

@@ -82,7 +82,7 @@ describe('fluxlens render', () => {
     const { dir } = repo(fleet());
     const run = await cli(['render', '--repo', dir, '--output', 'json']);
     expect(run.code).toBe(0);
-    expect(run.stderr).toBe('');
+    expect(run.stderr).toBe('fluxlens: 1 render error (see errors in the output)\n');
     const out = JSON.parse(run.stdout) as JsonOutput;
     expect(out.schemaVersion).toBe(1);
     expect(out.producers).toEqual([
@@ -139,6 +139,16 @@ describe('fluxlens render', () => {
     const secret = out.objects.find((o) => nameOf(o.manifest) === 'app-secret');
     expect(secret?.manifest['stringData']).toEqual({ password: '<redacted>' });
     expect(run.stdout).not.toContain('hunter2-cli');
+  });
+
+  it('says on stderr which producers a YAML stream leaves out, and why', async () => {
+    const { dir } = repo(fleet());
+    const run = await cli(['render', '--repo', dir]);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe(
+      'fluxlens: 1 render error:\n' +
+        "  Kustomization flux-system/broken (clusters/prod/broken.yaml): path 'nowhere' not found\n",
+    );
   });
 
   it('prints a YAML stream of parseable documents in a stable order', async () => {
@@ -344,7 +354,7 @@ describe('fluxlens render', () => {
     const run = await cli(['render', '--repo', dir], { isTTY: terminal });
     expect(run.code).toBe(0);
     if (progress) expect(run.stderr).toMatch(/rendering \d+\/3 producers/);
-    else expect(run.stderr).toBe('');
+    else expect(run.stderr).not.toContain('rendering');
   });
 
   it.each([[['--help']], [['-h']], [[]], [['render', '--help']]])(
