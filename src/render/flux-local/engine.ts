@@ -9,9 +9,11 @@
  * messages itself. Beside it: flux-local-sources.ts (--sources), flux-local-output.ts
  * (`get ks` table, `build ks` objects), flux-local-failure.ts (what a failed run reports),
  * flux-local-producers.ts (Kustomization producers) and flux-local-helm.ts (HelmReleases).
- * remote-bases.ts walks the kustomization trees first: flux-local fetches remote bases
- * unasked, so without settings.allowRemoteBases a Kustomization naming one fails with the
- * builtin engine's error and flux-local is not run at all (it cannot leave one out).
+ * unsafe-trees.ts walks the kustomization trees first: flux-local follows paths out of the
+ * repository and fetches remote bases unasked, so a Kustomization whose files leave its
+ * source (or, without settings.allowRemoteBases, name a remote base) fails with the builtin
+ * engine's error and flux-local is not run at all (it cannot leave one out). The copy it
+ * runs on is made like a Flux artifact: symlinks are dropped, as source-controller does.
  *
  * Commands (run in a scratch copy of the repository, never in the user's folder):
  *   flux-local get ks -A --path ENTRY [--sources ...]
@@ -118,7 +120,7 @@ import { ToolError } from '../../tool-runner.js';
 import { type FoundObject, SourceIgnore, dependsOnCycles, discover, refOf } from '../flux/index.js';
 import type { EngineDeps, RenderEngine, RenderProgress, RenderRequest } from '../engine.js';
 import { cleanMessage, failedRun, refusedRun } from './failure.js';
-import { refuseListedRemoteBases, refuseRemoteBases } from './remote-bases.js';
+import { refuseListedUnsafeTrees, refuseUnsafeTrees } from './unsafe-trees.js';
 import { inflateReleases, releasesIn, type RunOutcome } from './helm.js';
 import {
   assembleCluster,
@@ -130,7 +132,7 @@ import { DEFAULT_NAMESPACE, type Workspace } from './producers.js';
 import { mapSources, sourcesArgs } from './sources.js';
 import { materializeRepository } from '../materialize.js';
 import { producerKey, type RenderedCluster } from '../../model/index.js';
-import { isDirectory } from '../tree.js';
+import { copyTree, isDirectory } from '../tree.js';
 import { parseDocuments } from '../yaml.js';
 
 export class FluxLocalEngine implements RenderEngine {
@@ -162,16 +164,17 @@ export class FluxLocalEngine implements RenderEngine {
     const { ws, entry } = await this.workspace(request, dir);
     const sourceArgs = await sourcesArgs(ws, this.deps.settings.maxSourceFiles);
     const tools = await this.toolVersions();
-    // flux-local fetches remote bases unasked: the builtin engine's check runs first.
+    // flux-local follows paths out of the repository and fetches remote bases unasked: the
+    // builtin engine's check runs first.
     const allowRemote = this.deps.settings.allowRemoteBases;
     const checked = new Set<string>();
-    const refused = allowRemote ? [] : await refuseRemoteBases(ws, entry, checked);
+    const refused = await refuseUnsafeTrees(ws, entry, checked, allowRemote);
     if (refused.length > 0) return refusedRun(ws, [], refused, tools);
 
     const listing = await this.run(ws, ['get', 'ks', '-A', '--path', entry, ...sourceArgs]);
     if (!listing.ok) return failedRun(ws, [], listing.message, tools);
     const listed = parseKustomizationTable(listing.stdout);
-    const late = allowRemote ? [] : await refuseListedRemoteBases(ws, listed, checked);
+    const late = await refuseListedUnsafeTrees(ws, listed, checked, allowRemote);
     if (late.length > 0) return refusedRun(ws, listed, late, tools);
     onProgress?.({ done: 0, total: listed.length });
     if (listed.length === 0) return withReleases(ws, assembleCluster(ws, listed, [], tools), []);
@@ -279,9 +282,17 @@ export class FluxLocalEngine implements RenderEngine {
 
   /** The repository as Flux would see it, in `workspace/repository`, made a git work tree. */
   private async materialize(request: RenderRequest, workspace: string): Promise<string> {
-    const dest = await materializeRepository(this.deps.runner, request, workspace, {
-      maxFiles: this.deps.settings.maxSourceFiles,
-    });
+    const limits = { maxFiles: this.deps.settings.maxSourceFiles };
+    const exported = await materializeRepository(
+      this.deps.runner,
+      request,
+      join(workspace, 'export'),
+      limits,
+    );
+    // A Flux artifact has no symlinks; flux-local would follow them anywhere on this disk.
+    const dest = join(workspace, 'repository');
+    await copyTree(exported, dest, { mode: 'link', keep: () => true, limits });
+    await rm(exported, { recursive: true, force: true });
     // Neither copy carries .git; flux-local finds its root with `git rev-parse --show-toplevel`.
     await this.deps.runner.run('git', ['-C', dest, 'init', '--quiet'], {
       env: { GIT_CONFIG_NOSYSTEM: '1' },

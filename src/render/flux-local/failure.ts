@@ -51,9 +51,10 @@ export function failedRun(
 
 /**
  * The Producers to report when flux-local was not run because Kustomizations would have
- * fetched remote bases: their errors as given, every other producer skipped. flux-local
- * cannot leave one Kustomization out of a run (--skip-invalid-kustomization-paths only
- * skips missing folders), so one refused Kustomization stops the whole run.
+ * read outside their source or fetched remote bases: their errors as given, every other
+ * producer skipped. flux-local cannot leave one Kustomization out of a run
+ * (--skip-invalid-kustomization-paths only skips missing folders), so one refused
+ * Kustomization stops the whole run.
  */
 export function refusedRun(
   ws: Workspace,
@@ -62,11 +63,14 @@ export function refusedRun(
   tools: Record<string, string>,
 ): RenderedCluster {
   const culprit = refused.map((e) => `${e.producer.namespace}/${e.producer.name}`).join(', ');
+  const why = refused.every((e) => e.message.startsWith('remote resource'))
+    ? 'would fetch a remote base'
+    : 'reads outside its source or fetches a remote base';
   return stoppedRun(
     ws,
     listed,
     refused,
-    `not rendered: flux-local was not run, as Kustomization ${culprit} would fetch a remote base`,
+    `not rendered: flux-local was not run, as Kustomization ${culprit} ${why}`,
     tools,
   );
 }

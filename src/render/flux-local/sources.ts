@@ -39,7 +39,8 @@ export async function mapSources(
       continue;
     }
     const root = join(workspace, `source-${i}`);
-    await copyTree(dir, root, { mode: 'copy', limits: { maxFiles } });
+    // Like a Flux artifact, without symlinks: flux-local would follow them anywhere.
+    await copyTree(dir, root, { mode: 'copy', keep: () => true, limits: { maxFiles } });
     const real = await realpath(root);
     if (/[,=]/.test(real))
       throw new UsageError(`temporary folder '${real}' cannot be passed to flux-local`);

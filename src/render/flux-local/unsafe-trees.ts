@@ -1,8 +1,10 @@
 /**
- * The builtin engine's kustomization check, run before flux-local: `flux build ks` fetches
- * remote bases whenever a kustomization names one, so unless remote bases are allowed the
- * trees flux-local will build are walked first and each offending Kustomization gets the
- * builtin engine's error. It must not run tools; the check itself lives in render/kustomize/.
+ * The builtin engine's kustomization check, run before flux-local: `flux build ks` follows
+ * any path a kustomization names, out of the repository too, and fetches remote bases
+ * whenever one is named. So the trees flux-local will build are walked first, and each
+ * Kustomization whose spec.path or kustomization files leave its source (or name a remote
+ * base, unless those are allowed) gets the builtin engine's error. It must not run tools;
+ * the check itself lives in render/kustomize/.
  */
 import { isAbsolute, join, relative } from 'node:path';
 import {
@@ -39,10 +41,11 @@ interface Tree {
  * parent's output). Trees already walked are in `checked`. Returns one error per refused
  * Kustomization.
  */
-export async function refuseRemoteBases(
+export async function refuseUnsafeTrees(
   ws: Workspace,
   entry: string,
   checked: Set<string>,
+  allowRemoteBases: boolean,
 ): Promise<RenderError[]> {
   const errors: RenderError[] = [];
   const queue = [...ws.files.values()].map((item) => item.manifest);
@@ -55,7 +58,7 @@ export async function refuseRemoteBases(
     const path = normalizeFluxPath(ks?.spec.path);
     const tree = treeOf(ws, ref, manifest, path, ks);
     if (tree === undefined) continue;
-    const error = await checkTree(tree, checked);
+    const error = await checkTree(tree, checked, allowRemoteBases);
     if (error) errors.push(error);
     // Kustomizations outside the entry come from their parent's output, in its folder.
     if (
@@ -71,10 +74,11 @@ export async function refuseRemoteBases(
 }
 
 /** The trees of Kustomizations `get ks` listed that the walk before it did not reach. */
-export async function refuseListedRemoteBases(
+export async function refuseListedUnsafeTrees(
   ws: Workspace,
   listed: readonly ListedKustomization[],
   checked: Set<string>,
+  allowRemoteBases: boolean,
 ): Promise<RenderError[]> {
   const errors: RenderError[] = [];
   for (const row of listed) {
@@ -86,7 +90,7 @@ export async function refuseListedRemoteBases(
     const path = normalizeFluxPath(isAbsolute(row.path) ? relative(root, row.path) : row.path);
     const prefix = mapped ? `${mapped.key}:` : '';
     const ks = FluxKustomization.safeParse(ws.files.get(producerKey(ref))?.manifest).data;
-    const error = await checkTree({ ref, root, prefix, path, ks }, checked);
+    const error = await checkTree({ ref, root, prefix, path, ks }, checked, allowRemoteBases);
     if (error) errors.push(error);
   }
   return errors;
@@ -110,19 +114,27 @@ function treeOf(
   return { ref, root, prefix: mapped?.root ? `${mapped.key}:` : '', path, ks };
 }
 
-async function checkTree(tree: Tree, checked: Set<string>): Promise<RenderError | undefined> {
+async function checkTree(
+  tree: Tree,
+  checked: Set<string>,
+  allowRemoteBases: boolean,
+): Promise<RenderError | undefined> {
+  if (tree.path === '..' || tree.path.startsWith('../')) {
+    return { producer: tree.ref, message: `path '${tree.path}' leaves the source root` };
+  }
   const dir = join(tree.root, tree.path);
-  // A missing folder or one outside the source is flux-local's (or the path check's) to report.
-  if (tree.path.startsWith('..') || !(await isDirectory(dir))) return undefined;
+  // A missing folder is flux-local's to report.
+  if (!(await isDirectory(dir))) return undefined;
   try {
     const subfolders = await generatedSubfolders(dir, tree);
     if (subfolders === undefined) {
       if (checked.has(dir)) return undefined;
       checked.add(dir);
-      await checkKustomizationTree(tree.root, dir, false);
+      await checkKustomizationTree(tree.root, dir, allowRemoteBases);
     } else {
       // Flux lists the folder's files, and each subfolder with its own kustomization.
-      for (const sub of subfolders) await checkKustomizationTree(tree.root, join(dir, sub), false);
+      for (const sub of subfolders)
+        await checkKustomizationTree(tree.root, join(dir, sub), allowRemoteBases);
     }
     return undefined;
   } catch (err) {
