@@ -1,7 +1,7 @@
 /**
  * The only reader of process.env. Every setting fluxlens takes from the environment is
  * declared, documented and validated here; tests pass their own env to loadConfig and
- * loadServiceConfig. The README's configuration table is checked against these schemas.
+ * loadServiceConfig. The table in docs/configuration.md is checked against these schemas.
  */
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -129,7 +129,7 @@ const FILE_VARIABLES = [
   'FLUXLENS_REPORT_SIGNING_KEY',
 ] as const;
 
-/** Every variable fluxlens reads, for the README's table and its test. */
+/** Every variable fluxlens reads, for docs/configuration.md's table and its test. */
 export const ENV_VARIABLES: readonly string[] = [
   ...Object.keys(RenderEnvSchema.shape).filter((k) => k !== 'PATH'),
   ...Object.keys(ServiceEnvSchema.shape),

@@ -1,7 +1,8 @@
 /**
  * The service's settings as loadServiceConfig reads them from an environment: defaults,
  * refusals that name the variable and never its value, secrets from files, and the rules
- * that span variables. The README's configuration table is checked against the code here.
+ * that span variables. The configuration table of docs/configuration.md is checked against
+ * the code here.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
@@ -224,12 +225,12 @@ describe('what each role needs', () => {
   });
 });
 
-/** The README's "## Configuration" section, up to the next section. */
+/** The "## Environment variables" section of docs/configuration.md, up to the next section. */
 function configurationSection(): string {
-  const readme = readFileSync(join(projectRoot, 'README.md'), 'utf8');
-  const start = readme.indexOf('\n## Configuration\n');
-  const end = readme.indexOf('\n## ', start + 1);
-  return start < 0 ? '' : readme.slice(start, end < 0 ? undefined : end);
+  const doc = readFileSync(join(projectRoot, 'docs', 'configuration.md'), 'utf8');
+  const start = doc.indexOf('\n## Environment variables\n');
+  const end = doc.indexOf('\n## ', start + 1);
+  return start < 0 ? '' : doc.slice(start, end < 0 ? undefined : end);
 }
 
 /** Its table: variable -> default cell, backticks dropped; header and rule rows skipped. */
@@ -252,7 +253,7 @@ function configurationTable(): Map<string, string> {
 const unset = (value: string | undefined) => value ?? 'unset';
 const underHome = (path: string) => path.replace(homedir(), '~');
 
-/** Each variable's default as the README writes it, read from the config the code makes. */
+/** Each variable's default as the table writes it, read from the config the code makes. */
 const SHOWN_DEFAULT: Record<string, (c: ServiceConfig) => string> = {
   FLUXLENS_TOOLS_DIR: (c) => underHome(dirname(c.toolsBinDir)),
   FLUXLENS_CONCURRENCY: (c) => (c.concurrency === CPUS ? 'CPU count' : String(c.concurrency)),
@@ -294,7 +295,7 @@ function configWithout(name: string): ServiceConfig {
   return load('server', env);
 }
 
-describe('the README configuration table', () => {
+describe('the configuration table in docs/configuration.md', () => {
   it('lists every variable fluxlens reads, and nothing else', () => {
     expect([...configurationTable().keys()].sort()).toEqual([...ENV_VARIABLES].sort());
   });
