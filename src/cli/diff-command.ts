@@ -1,7 +1,12 @@
 /** `fluxlens diff`: one analysis of a PR in-process, a report, and the gate's exit code. */
 import { writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
-import { analyze, type AnalysisProgress, type AnalysisRequest } from '../analysis/index.js';
+import {
+  analyze,
+  type AnalysisOutcome,
+  type AnalysisProgress,
+  type AnalysisRequest,
+} from '../analysis/index.js';
 import { loadConfig } from '../config.js';
 import { errorMessage, SetupError } from '../errors.js';
 import { repositoryRoot, repositoryUrl, type ResolvedRevisions } from '../git/index.js';
@@ -25,7 +30,7 @@ const FORMATS = ['markdown', 'json', 'text', 'html'] as const;
 type Format = (typeof FORMATS)[number];
 const FAIL_ON = ['info', 'caution', 'danger', 'never'] as const;
 
-function parseDiffArgs(args: string[]) {
+export function parseDiffArgs(args: string[]) {
   return parseFlags(args, {
     repo: { type: 'string', default: '.' },
     base: { type: 'string' },
@@ -38,16 +43,26 @@ function parseDiffArgs(args: string[]) {
   });
 }
 
+/** diff's flags, parsed; `action` fills the same flags from its event. */
+export type DiffFlags = ReturnType<typeof parseDiffArgs>;
+
 export async function diffCommand(args: string[], io: CliIO): Promise<number> {
   const opts = parseDiffArgs(args);
   if (opts.help) {
     io.stdout(USAGE);
     return 0;
   }
-  const engine = engineName(opts);
   const format = oneOf('--format', opts.format, FORMATS);
   const failOnFlag =
     opts['fail-on'] !== undefined ? oneOf('--fail-on', opts['fail-on'], FAIL_ON) : undefined;
+  const { result, failOn } = await analyzeCheckout(opts, io);
+  await writeReport(result, format, opts.output, io);
+  return gate(result.findings, failOnFlag ?? failOn).failed ? 1 : 0;
+}
+
+/** The analysis of a checkout that diff's flags ask for, with progress on stderr. */
+export async function analyzeCheckout(opts: DiffFlags, io: CliIO): Promise<AnalysisOutcome> {
+  const engine = engineName(opts);
   const sources = sourceMappings(opts);
   const paths = opts.path.map(entryPath);
   const config = loadConfig(io.env, availableParallelism());
@@ -65,14 +80,13 @@ export async function diffCommand(args: string[], io: CliIO): Promise<number> {
     ...(opts.head !== undefined ? { head: opts.head } : {}),
     ...(repoUrl !== undefined ? { repoUrl } : {}),
   };
-  const { result, failOn } = await analyze(request, {
+  const outcome = await analyze(request, {
     runner,
     machine: config,
     onProgress: (p) => reportProgress(p, io),
   });
   if (io.isTTY) io.stderr('\r\x1b[K');
-  await writeReport(result, format, opts.output, io);
-  return gate(result.findings, failOnFlag ?? failOn).failed ? 1 : 0;
+  return outcome;
 }
 
 function reportProgress(p: AnalysisProgress, io: CliIO): void {

@@ -3,6 +3,7 @@
  * final error to an exit code and a message, with advice the error's data calls for.
  */
 import { classify, errorMessage, RevisionError, UsageError } from '../errors.js';
+import { actionCommand } from './action-command.js';
 import { diffCommand } from './diff-command.js';
 import type { CliIO } from './io.js';
 import { renderCommand } from './render-command.js';
@@ -46,6 +47,7 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
     if (command === 'render') return await renderCommand(rest, io);
     if (command === 'diff') return await diffCommand(rest, io);
     if (command === 'serve') return await serveCommand(rest, io);
+    if (command === 'action') return await actionCommand(rest, io);
     // bin/fluxlens.js runs the worker process itself (workers/); here only its help is left.
     if (command === 'worker' && (rest.includes('--help') || rest.includes('-h'))) {
       io.stdout(USAGE);
@@ -56,8 +58,8 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
     io.stderr(`fluxlens: ${errorMessage(err)}${advice(err)}\n`);
     const kind = classify(err);
     if (kind === 'usage' || kind === 'setup') return 2;
-    // diff's exit 1 means "a finding reached --fail-on"; a failure must not look like one.
-    return argv[0] === 'diff' ? 2 : 1;
+    // diff's and action's exit 1 means "a finding reached failOn": a failure must not look so.
+    return argv[0] === 'diff' || argv[0] === 'action' ? 2 : 1;
   }
 }
 

@@ -9,6 +9,7 @@ Commands:
   render    Render a Flux repository into the objects Flux would apply
   serve     Run the GitHub App webhook server (without Redis, it also runs the reviews)
   worker    Run a review worker that takes jobs from Redis (FLUXLENS_REDIS_URL)
+  action    Review the pull request of a GitHub Actions run (the step of action.yml)
 
 fluxlens diff [--repo DIR] [--base REV] [--head REV] [--path ENTRY]...
               [--format markdown|json|text|html] [--output FILE]
@@ -52,7 +53,16 @@ fluxlens serve | fluxlens worker
   Configured by FLUXLENS_* environment variables (see the README); both stop on SIGTERM,
   letting running reviews finish within FLUXLENS_SHUTDOWN_GRACE_SECONDS.
 
+fluxlens action
+  In a GitHub Actions job of a pull_request or pull_request_target event: diff's analysis
+  of the event's head against its merge-base with the event's base, the Markdown report
+  appended to the job summary, the sticky comment upserted, the step's outputs written.
+  Configured by the runner's GITHUB_* variables and the inputs action.yml passes as
+  INPUT_TOKEN, INPUT_WORKING_DIRECTORY, INPUT_PATHS, INPUT_FAIL_ON, INPUT_ENGINE and
+  INPUT_COMMENT.
+
 Exit codes: render: 0 rendered (failed producers are listed in the output), 2 usage or
 setup error. diff: 0 done, 1 a finding reaches --fail-on, 2 usage, setup or other error.
+action: as diff (a comment the token may not write is a warning, not an error).
 serve, worker: 0 stopped, 2 invalid configuration.
 `;

@@ -38,6 +38,11 @@ export interface GitHubClientOptions {
   pageSize?: number;
   /** Told the HTTP status of every request GitHub answered (`error` when none came): metrics. */
   onResponse?: (status: string) => void;
+  /**
+   * Token mode: our login when the token cannot look it up. GitHub answers GET /user with
+   * 403 to an installation token, such as a workflow's GITHUB_TOKEN (`github-actions[bot]`).
+   */
+  login?: string;
 }
 
 export interface GitHubClient {
@@ -119,6 +124,7 @@ export function createGitHubClient(options: GitHubClientOptions): GitHubClient {
       const { data } = await octokitFor().request('GET /app');
       return `${AppSchema.parse(data).slug}[bot]`;
     }
+    if (options.login !== undefined) return options.login;
     const { data } = await octokitFor().request('GET /user');
     return UserSchema.parse(data).login;
   }

@@ -1,0 +1,55 @@
+/**
+ * The Action's sticky comment: the same marker and the same size-bounded Markdown as the
+ * service's, upserted with the workflow's token. A token that may not write (a fork's
+ * read-only GITHUB_TOKEN) is a warning, not a failure: the report is in the job summary.
+ */
+import { createGitHubClient, GitHubError } from '../github/index.js';
+import type { AnalysisResult } from '../model/index.js';
+import { MARKDOWN_MAX_CHARS, renderMarkdown } from '../report/index.js';
+import { COMMENT_MARKER } from '../review/index.js';
+import type { ActionContext } from './action-context.js';
+
+export type CommentResult =
+  | { written: true; action: 'created' | 'updated' | 'unchanged' }
+  | { written: false; warning: string };
+
+/** The comment body: marker first, then the report within GitHub's comment limit. */
+export function commentBody(result: AnalysisResult, runUrl: string | undefined): string {
+  const linked = runUrl === undefined ? result : { ...result, reportUrl: runUrl };
+  const max = MARKDOWN_MAX_CHARS - COMMENT_MARKER.length - 1;
+  return `${COMMENT_MARKER}\n${renderMarkdown(linked, { maxChars: max })}`;
+}
+
+export async function upsertComment(
+  ctx: ActionContext,
+  result: AnalysisResult,
+  stderr: (text: string) => void,
+): Promise<CommentResult> {
+  if (ctx.token === undefined) {
+    return { written: false, warning: 'no token was given, so the sticky comment is not written' };
+  }
+  const client = createGitHubClient({
+    apiUrl: ctx.apiUrl,
+    auth: { kind: 'token', token: ctx.token },
+    ...(ctx.login === undefined ? {} : { login: ctx.login }),
+    // Retries and rate-limit waits are worth a line in the log; fields may hold anything.
+    logger: { warn: (_fields, message) => stderr(`fluxlens: ${message}\n`), info: () => {} },
+  });
+  try {
+    const outcome = await client.forInstallation().ensureComment({
+      owner: ctx.owner,
+      repo: ctx.repo,
+      issueNumber: ctx.pullNumber,
+      marker: COMMENT_MARKER,
+      body: commentBody(result, ctx.runUrl),
+    });
+    return { written: true, action: outcome.action };
+  } catch (err) {
+    if (!(err instanceof GitHubError) || err.status !== 403) throw err;
+    const why = ctx.fromFork ? '; a pull request from a fork gets a read-only GITHUB_TOKEN' : '';
+    return {
+      written: false,
+      warning: `the sticky comment is not written (${err.message})${why}; the report is in the job summary`,
+    };
+  }
+}
