@@ -34,6 +34,15 @@ const RenderEnvSchema = z.object({
   FLUXLENS_MAX_OUTPUT_MB: positiveInt(4096).default(64),
   /** Chart cache, git mirrors, scratch folders and (inline mode) results live under it. */
   FLUXLENS_CACHE_DIR: z.string().min(1).optional(),
+  /** Seconds a chart download may take to connect. */
+  FLUXLENS_CHART_CONNECT_TIMEOUT_SECONDS: positiveInt(600).default(10),
+  /** Seconds a connected chart server may take to start answering. */
+  FLUXLENS_CHART_RESPONSE_TIMEOUT_SECONDS: positiveInt(3600).default(30),
+  /**
+   * Whether chart URLs a repository declares may reach loopback, private, link-local and
+   * other non-public addresses: `allow` (the CLI's default) or `deny` (the service's).
+   */
+  FLUXLENS_CHART_PRIVATE_ADDRESSES: z.enum(['allow', 'deny']).optional(),
   PATH: z.string().default(''),
 });
 
@@ -150,6 +159,11 @@ export interface Config {
   /** The root of everything fluxlens keeps on disk. */
   cacheDir: string;
   chartCacheDir: string;
+  chartNetwork: {
+    privateAddresses: 'allow' | 'deny';
+    connectTimeoutMs: number;
+    responseTimeoutMs: number;
+  };
 }
 
 export type GitHubAuthConfig =
@@ -210,6 +224,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cpuCount = 2): 
     maxOutputBytes: e.FLUXLENS_MAX_OUTPUT_MB * 1024 * 1024,
     cacheDir,
     chartCacheDir: join(cacheDir, 'charts'),
+    chartNetwork: {
+      privateAddresses: e.FLUXLENS_CHART_PRIVATE_ADDRESSES ?? 'allow',
+      connectTimeoutMs: e.FLUXLENS_CHART_CONNECT_TIMEOUT_SECONDS * 1000,
+      responseTimeoutMs: e.FLUXLENS_CHART_RESPONSE_TIMEOUT_SECONDS * 1000,
+    },
   };
 }
 
@@ -242,6 +261,11 @@ export function loadServiceConfig(
   }
   return {
     ...base,
+    // A PR must not make the worker probe the network it runs in, unless the operator says so.
+    chartNetwork: {
+      ...base.chartNetwork,
+      privateAddresses: env['FLUXLENS_CHART_PRIVATE_ADDRESSES'] === 'allow' ? 'allow' : 'deny',
+    },
     redisUrl: e.FLUXLENS_REDIS_URL,
     redisPrefix: e.FLUXLENS_REDIS_PREFIX,
     port: e.FLUXLENS_PORT,

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { ToolRunner } from '../tool-runner.js';
 import type { RenderedCluster } from '../model/index.js';
 import type { SourceMapping } from './source-mapping.js';
+import { DEFAULT_CHART_NETWORK, type ChartNetwork } from './helm/chart-network.js';
 
 export type EngineName = 'builtin' | 'flux-local';
 
@@ -38,6 +39,8 @@ export interface HelmSettings {
   /** Render as an upgrade of an existing release (.Release.IsUpgrade, upgrade policies). */
   isUpgrade: boolean;
   maxChartBytes: number;
+  /** Connect and response bounds of chart downloads, and which addresses they may reach. */
+  network: ChartNetwork;
 }
 
 export interface RenderSettings {
@@ -68,6 +71,7 @@ export const DEFAULT_RENDER_SETTINGS: RenderSettings = {
     skipCrds: false,
     isUpgrade: false,
     maxChartBytes: 64 * 1024 * 1024,
+    network: DEFAULT_CHART_NETWORK,
   },
 };
 

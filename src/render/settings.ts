@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { DEFAULT_RENDER_SETTINGS, type EngineName, type RenderSettings } from './engine.js';
+import type { ChartNetwork } from './helm/chart-network.js';
 
 export const EngineNameSchema = z.enum(['builtin', 'flux-local']) satisfies z.ZodType<EngineName>;
 
@@ -39,6 +40,8 @@ export interface RenderMachine {
   concurrency: number;
   toolTimeoutMs: number;
   maxOutputBytes: number;
+  /** Chart download bounds and address policy; the library default when absent. */
+  chartNetwork?: ChartNetwork;
 }
 
 export function renderSettings(machine: RenderMachine, options: RenderOptions): RenderSettings {
@@ -55,6 +58,7 @@ export function renderSettings(machine: RenderMachine, options: RenderOptions): 
       skipCrds: options.skipCrds,
       apiVersions: options.apiVersions,
       isUpgrade: options.isUpgrade,
+      ...(machine.chartNetwork !== undefined ? { network: machine.chartNetwork } : {}),
       ...(options.kubeVersion !== undefined ? { kubeVersion: options.kubeVersion } : {}),
     },
     concurrency: machine.concurrency,

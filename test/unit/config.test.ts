@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ENV_VARIABLES,
   SECRET_FILE_VARIABLES,
+  loadConfig,
   loadServiceConfig,
   type ServiceConfig,
 } from '../../src/config.js';
@@ -260,6 +261,10 @@ const SHOWN_DEFAULT: Record<string, (c: ServiceConfig) => string> = {
   FLUXLENS_TOOL_TIMEOUT_SECONDS: (c) => String(c.toolTimeoutMs / 1000),
   FLUXLENS_MAX_OUTPUT_MB: (c) => String(c.maxOutputBytes / MIB),
   FLUXLENS_CACHE_DIR: (c) => underHome(c.cacheDir),
+  FLUXLENS_CHART_CONNECT_TIMEOUT_SECONDS: (c) => String(c.chartNetwork.connectTimeoutMs / 1000),
+  FLUXLENS_CHART_RESPONSE_TIMEOUT_SECONDS: (c) => String(c.chartNetwork.responseTimeoutMs / 1000),
+  FLUXLENS_CHART_PRIVATE_ADDRESSES: (c) =>
+    `CLI ${loadConfig({}).chartNetwork.privateAddresses}, service ${c.chartNetwork.privateAddresses}`,
   FLUXLENS_REDIS_URL: (c) => unset(c.redisUrl),
   FLUXLENS_REDIS_PREFIX: (c) => c.redisPrefix,
   FLUXLENS_PORT: (c) => String(c.port),

@@ -153,6 +153,7 @@ function chartContext(ctx: HelmBuildContext, helm: HelmSettings): ChartSourceCon
     offline: helm.offline,
     timeoutMs: ctx.settings.toolTimeoutMs,
     maxChartBytes: helm.maxChartBytes,
+    network: helm.network,
   };
 }
 

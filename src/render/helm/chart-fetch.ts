@@ -1,16 +1,28 @@
 /**
- * HTTP(S) downloads of chart repository files: a time limit for the whole transfer, a
- * size cap enforced while reading, no credentials, and redirects followed by hand so
- * each hop is checked. Redirects may change host, as helm's and source-controller's
- * getters allow (chart archives on GitHub releases redirect to a CDN), but only to
- * http(s), never from https down to http, and at most MAX_REDIRECTS times.
+ * HTTP(S) downloads of chart repository files: a bound on connecting, on the first byte of
+ * the answer and on the whole transfer, a size cap enforced while reading, no credentials,
+ * the address policy of chart-network.ts on every connection, and redirects followed by
+ * hand so each hop is checked. A redirect may stay within its origin (scheme, host and
+ * port), or go from https to https elsewhere: chart archives listed on GitHub releases
+ * answer with a redirect to a CDN, and refusing that would make common charts
+ * unreachable. It may not go to plain http on another origin, from https to http, or carry
+ * credentials, and at most MAX_REDIRECTS times.
  */
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { ChartContentError } from './chart-content-error.js';
 import { ChartUnavailableError } from './chart-unavailable-error.js';
+import {
+  checkHostLiteral,
+  checkedLookup,
+  DEFAULT_CHART_NETWORK,
+  type ChartNetwork,
+} from './chart-network.js';
 
 export interface FetchLimits {
   timeoutMs: number;
   maxBytes: number;
+  network?: ChartNetwork;
 }
 
 const MAX_REDIRECTS = 5;
@@ -53,18 +65,19 @@ export async function fetchChartFile(url: URL, limits: FetchLimits, what: string
   let current = url;
   for (let hop = 0; ; hop++) {
     const response = await get(current, signal, limits, what);
-    if (!REDIRECT_STATUSES.has(response.status)) {
-      if (!response.ok) {
-        await response.body?.cancel();
-        const detail = `${what}: ${describeUrl(current)} answered HTTP ${response.status}`;
-        throw unavailableStatus(response.status)
+    const status = response.statusCode ?? 0;
+    if (!REDIRECT_STATUSES.has(status)) {
+      if (status < 200 || status > 299) {
+        response.destroy();
+        const detail = `${what}: ${describeUrl(current)} answered HTTP ${status}`;
+        throw unavailableStatus(status)
           ? new ChartUnavailableError(detail)
           : new ChartContentError(detail);
       }
       return readCapped(response, current, limits, what, signal);
     }
-    await response.body?.cancel();
-    current = nextHop(current, response.headers.get('location'), hop, what);
+    response.destroy();
+    current = nextHop(current, response.headers.location, hop, what);
   }
 }
 
@@ -77,18 +90,64 @@ function unavailableStatus(status: number): boolean {
   return [401, 403, 407, 408, 429].includes(status) || status >= 500;
 }
 
-async function get(url: URL, signal: AbortSignal, limits: FetchLimits, what: string) {
-  try {
-    return await fetch(url, { redirect: 'manual', signal, headers: { accept: '*/*' } });
-  } catch (err) {
-    throw new ChartUnavailableError(
-      `${what}: cannot fetch ${describeUrl(url)}: ${networkReason(err, limits)}`,
-      { cause: err },
-    );
-  }
+/**
+ * One GET: resolves with the response once its status line arrived. Connecting and the
+ * first byte each have their own bound; `signal` bounds the whole download.
+ */
+function get(
+  url: URL,
+  signal: AbortSignal,
+  limits: FetchLimits,
+  what: string,
+): Promise<IncomingMessage> {
+  const network = limits.network ?? DEFAULT_CHART_NETWORK;
+  checkHostLiteral(url.hostname, network, what);
+  const lookup = checkedLookup(network, what);
+  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    let timer: NodeJS.Timeout | undefined;
+    const fail = (err: unknown) => {
+      clearTimeout(timer);
+      reject(
+        err instanceof ChartUnavailableError
+          ? err
+          : new ChartUnavailableError(
+              `${what}: cannot fetch ${describeUrl(url)}: ${networkReason(err, limits)}`,
+              { cause: err },
+            ),
+      );
+    };
+    const req = send(url, {
+      method: 'GET',
+      headers: { accept: '*/*' },
+      signal,
+      ...(lookup ? { lookup } : {}),
+    });
+    const stall = (ms: number, reason: string) => {
+      clearTimeout(timer);
+      timer = setTimeout(() => req.destroy(new StallError(`${reason} within ${ms} ms`)), ms);
+    };
+    stall(network.connectTimeoutMs, 'no connection');
+    req.once('socket', (socket) => {
+      const connected = () => stall(network.responseTimeoutMs, 'no response');
+      if (!socket.connecting) connected();
+      else socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', connected);
+    });
+    req.once('response', (response) => {
+      clearTimeout(timer);
+      resolve(response);
+    });
+    req.once('error', fail);
+    req.end();
+  });
 }
 
-function nextHop(from: URL, location: string | null, hop: number, what: string): URL {
+/** A connection or answer that did not come in time (the message says which). */
+class StallError extends Error {
+  override name = 'StallError';
+}
+
+function nextHop(from: URL, location: string | undefined, hop: number, what: string): URL {
   if (hop >= MAX_REDIRECTS) {
     throw new ChartUnavailableError(
       `${what}: more than ${MAX_REDIRECTS} redirects from ${describeUrl(from)}`,
@@ -103,6 +162,11 @@ function nextHop(from: URL, location: string | null, hop: number, what: string):
   if (from.protocol === 'https:' && to.protocol === 'http:') {
     throw new ChartUnavailableError(`${what}: ${describeUrl(from)} redirects from https to http`);
   }
+  if (to.origin !== from.origin && to.protocol !== 'https:') {
+    throw new ChartUnavailableError(
+      `${what}: ${describeUrl(from)} redirects outside its origin to plain http`,
+    );
+  }
   if (to.username || to.password) {
     throw new ChartUnavailableError(
       `${what}: ${describeUrl(from)} redirects to a URL with credentials`,
@@ -112,7 +176,7 @@ function nextHop(from: URL, location: string | null, hop: number, what: string):
 }
 
 async function readCapped(
-  response: Response,
+  response: IncomingMessage,
   url: URL,
   limits: FetchLimits,
   what: string,
@@ -122,20 +186,22 @@ async function readCapped(
     new ChartUnavailableError(
       `${what}: ${describeUrl(url)} is larger than ${limits.maxBytes} bytes`,
     );
-  const declared = Number(response.headers.get('content-length') ?? NaN);
+  const declared = Number(response.headers['content-length'] ?? NaN);
   if (declared > limits.maxBytes) {
-    await response.body?.cancel();
+    response.destroy();
     throw tooBig();
   }
   const chunks: Buffer[] = [];
   let total = 0;
   try {
-    for await (const chunk of response.body ?? []) {
-      total += chunk.byteLength;
+    for await (const chunk of response) {
+      const bytes = chunk as Buffer;
+      total += bytes.byteLength;
       if (total > limits.maxBytes) throw tooBig();
-      chunks.push(Buffer.from(chunk));
+      chunks.push(bytes);
     }
   } catch (err) {
+    response.destroy();
     if (err instanceof ChartUnavailableError) throw err;
     const reason = signal.aborted
       ? `timed out after ${limits.timeoutMs} ms`
@@ -148,10 +214,11 @@ async function readCapped(
 }
 
 function networkReason(err: unknown, limits: FetchLimits): string {
+  if (err instanceof StallError) return err.message;
   if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) {
     return `timed out after ${limits.timeoutMs} ms`;
   }
-  const cause = err instanceof Error ? (err.cause as { code?: unknown } | undefined) : undefined;
-  if (cause && typeof cause.code === 'string') return cause.code;
+  const code = (err as { code?: unknown } | undefined)?.code;
+  if (typeof code === 'string') return code;
   return err instanceof Error ? err.message : String(err);
 }

@@ -104,6 +104,7 @@ async function pickEntry(
   const limits = {
     timeoutMs: ctx.timeoutMs,
     maxBytes: ctx.maxIndexBytes ?? DEFAULT_MAX_INDEX_BYTES,
+    ...(ctx.network !== undefined ? { network: ctx.network } : {}),
   };
   const body = await fetchChartFile(indexUrl, limits, what);
   const entries = parseIndex(body.toString('utf8'), req.chart, `${what}: ${describeUrl(indexUrl)}`);
@@ -152,7 +153,11 @@ async function download(
   const url = httpUrl(resolveReference(base, ref), what);
   const bytes = await fetchChartFile(
     url,
-    { timeoutMs: ctx.timeoutMs, maxBytes: ctx.maxChartBytes },
+    {
+      timeoutMs: ctx.timeoutMs,
+      maxBytes: ctx.maxChartBytes,
+      ...(ctx.network !== undefined ? { network: ctx.network } : {}),
+    },
     what,
   );
   const digest = `sha256:${createHash('sha256').update(bytes).digest('hex')}`;

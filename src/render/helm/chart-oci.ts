@@ -14,6 +14,7 @@ import { parseChartYaml } from './chart-metadata.js';
 import { UNPACKED_RATIO, type ChartSourceContext } from './chart-source-context.js';
 import { ChartContentError } from './chart-content-error.js';
 import { ChartUnavailableError } from './chart-unavailable-error.js';
+import { checkHostResolves } from './chart-network.js';
 import { parseStrictVersion } from './semver-constraint.js';
 
 export interface OciChartRequest {
@@ -61,6 +62,8 @@ export async function resolveOciChart(
       );
     }
   }
+  // helm connects by itself: the address policy is checked on the name beforehand.
+  if (ctx.network) await checkHostResolves(host, ctx.network, what);
   const pulled = await helmPull(req, isLoopback(host) || req.insecure, ctx, scratchDir, what);
   const files = await readChartArchive(
     pulled.archive,

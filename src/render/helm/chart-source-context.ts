@@ -1,5 +1,6 @@
 /** What chart resolution needs from the render that asks for it, and what it returns. */
 import type { ToolRunner } from '../../tool-runner.js';
+import type { ChartNetwork } from './chart-network.js';
 
 export interface ChartSourceContext {
   runner: ToolRunner;
@@ -17,6 +18,8 @@ export interface ChartSourceContext {
   maxChartBytes: number;
   /** Cap on a repository's index.yaml; source-controller's default is 50 MiB. */
   maxIndexBytes?: number;
+  /** Connect and response bounds, and the address policy, of every download. */
+  network?: ChartNetwork;
   /** Credentials come from a helm registry config file / env, never from the repository's Secrets. */
   registryConfig?: string;
 }
