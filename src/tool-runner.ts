@@ -138,12 +138,11 @@ export class ToolRunner {
       throw new ToolError(command, undefined, '', `output exceeded the size cap`);
     if (result.isCanceled) throw new CancelledError(`${command} was cancelled`);
     if (result.exitCode !== 0) {
-      throw new ToolError(
-        command,
-        result.exitCode,
-        tail,
-        `failed with exit code ${String(result.exitCode)}`,
-      );
+      // A tool that crashed (SIGSEGV) or was killed from outside has a signal, no exit code.
+      const how = result.signal
+        ? `was killed by ${result.signal}`
+        : `failed with exit code ${String(result.exitCode)}`;
+      throw new ToolError(command, result.exitCode, tail, how);
     }
     return { stdout: typeof result.stdout === 'string' ? result.stdout : '', stderr };
   }

@@ -107,6 +107,9 @@ export async function ensureCheckRun(
   if (existing && alreadyShows(existing, input)) {
     return { id: existing.id, action: 'unchanged' };
   }
+  if (existing?.status === 'completed' && input.status !== 'completed' && input.keepCompleted) {
+    return { id: existing.id, action: 'unchanged' };
+  }
   const [first = [], ...rest] = batchesOf(input.output?.annotations ?? []);
   const body = requestBody(input, first);
   const updateId =

@@ -44,7 +44,12 @@ interface CheckRunTarget extends RepoRef {
 
 export type CheckRunInput = CheckRunTarget &
   (
-    | { status: 'queued' | 'in_progress'; output?: CheckRunOutput }
+    | {
+        status: 'queued' | 'in_progress';
+        output?: CheckRunOutput;
+        /** A run of this head already completed stays as it is instead of a new one opening. */
+        keepCompleted?: boolean;
+      }
     | { status: 'completed'; conclusion: CheckRunConclusion; output: CheckRunOutput }
   );
 

@@ -41,8 +41,16 @@ redis.call('HDEL', KEYS[1], 'current', 'waiting')
 revertHead(KEYS[1])
 return waiting`;
 
-/** Returns '' when the job may run, else why it may not. */
+/**
+ * Returns '' when the job may run, else why it may not. A job already settled is not run
+ * again: BullMQ hands out a job whose lock ran out while it ran (Redis away longer than
+ * the lock) a second time, even when that first run has finished and published.
+ */
 const START = `
+local settled = redis.call('HGET', KEYS[2], 'status')
+if settled == 'completed' or settled == 'failed' or settled == 'cancelled' then
+  return 'already ' .. settled
+end
 local current = redis.call('HGET', KEYS[1], 'current')
 if current ~= ARGV[1] then
   local reason = current and ('superseded by job ' .. current) or 'pull request closed'

@@ -13,11 +13,21 @@ export const CHECK_RUN_NAME = 'fluxlens';
 export const COMMENT_MARKER = '<!-- fluxlens:review -->';
 const STATUS_CONTEXT = 'fluxlens';
 
-export async function publishStarted(target: Target): Promise<void> {
+/**
+ * The check run in progress. A retry (`retry`) leaves a run its earlier attempt completed as
+ * it is: reopening it would leave the head with two runs when the result is the same.
+ */
+export async function publishStarted(target: Target, retry = false): Promise<void> {
   const { writer, pull, headSha, settings } = target;
   const repo = { owner: pull.owner, repo: pull.repo };
   if (settings.mode === 'app') {
-    await writer.ensureCheckRun({ ...repo, headSha, name: CHECK_RUN_NAME, status: 'in_progress' });
+    await writer.ensureCheckRun({
+      ...repo,
+      headSha,
+      name: CHECK_RUN_NAME,
+      status: 'in_progress',
+      ...(retry ? { keepCompleted: true } : {}),
+    });
   } else {
     await writer.ensureStatus({
       ...repo,

@@ -47,7 +47,7 @@ async function review(run: Run): Promise<void> {
     });
     return;
   }
-  await publishStarted(target);
+  await publishStarted(target, ctx.attempt > 1);
   const outcome = await analyzeHead({ ...job, installationId }, ctx, deps, head, now);
   // A newer head or a closed PR took over while this one ran: it must not publish.
   if (ctx.signal.aborted || !(await ctx.isCurrent())) return;

@@ -13,11 +13,27 @@ export interface ServerContext {
   allowlist: ReadonlySet<string> | undefined;
 }
 
+/**
+ * GitHub gives up on a delivery after 10 s, while a Redis client waits out its reconnects
+ * for longer. A queue that has not answered in half that time counts as down, so the 503
+ * arrives while GitHub still listens; the call may still land once Redis is back.
+ */
+const QUEUE_DEADLINE_MS = 5_000;
+
 /** Runs a call to the queue, ledger or result store; a failure there is a 503, not a 500. */
 export async function guarded<T>(call: () => Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(
+      () => reject(new Error('the queue did not answer in time')),
+      QUEUE_DEADLINE_MS,
+    );
+  });
   try {
-    return await call();
+    return await Promise.race([call(), deadline]);
   } catch (err) {
     throw serviceUnavailable(err);
+  } finally {
+    clearTimeout(timer);
   }
 }

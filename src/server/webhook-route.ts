@@ -132,7 +132,17 @@ type Work = Extract<EventDecision, { action: 'enqueue' | 'cancel' | 'skip' }>;
 /** Acts once per delivery id; a delivery that failed is forgotten so a redelivery can act. */
 async function actOnce(delivery: Delivery, decision: Work): Promise<Outcome> {
   const { ctx, log, event, deliveryId } = delivery;
-  if (!(await guarded(() => ctx.deps.deliveries.firstSeen(deliveryId)))) {
+  let first: boolean;
+  try {
+    first = await guarded(() => ctx.deps.deliveries.firstSeen(deliveryId));
+  } catch (err) {
+    log.warn({ err }, 'webhook delivery failed, GitHub may redeliver it');
+    ctx.metrics.delivery(event, 'failed');
+    // The mark may still land once Redis is back; this removal is queued right behind it.
+    void ctx.deps.deliveries.forget(deliveryId).catch(() => undefined);
+    throw err;
+  }
+  if (!first) {
     log.info('webhook redelivered, already handled');
     return { outcome: 'redelivery', status: 200, body: { status: 'duplicate' } };
   }
@@ -141,7 +151,7 @@ async function actOnce(delivery: Delivery, decision: Work): Promise<Outcome> {
   } catch (err) {
     log.warn({ err }, 'webhook delivery failed, GitHub may redeliver it');
     ctx.metrics.delivery(event, 'failed');
-    await ctx.deps.deliveries.forget(deliveryId).catch((forgetErr: unknown) => {
+    await guarded(() => ctx.deps.deliveries.forget(deliveryId)).catch((forgetErr: unknown) => {
       // Likely the same outage: the redelivery is then taken for a duplicate, and the
       // periodic resync is what picks the PR up again.
       log.warn({ err: forgetErr }, 'could not forget the failed delivery');

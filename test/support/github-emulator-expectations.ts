@@ -10,7 +10,7 @@ export type Fault =
   | 'bad-gateway'
   | 'rate-limit'
   | 'secondary-rate-limit'
-  | { status: number; message?: string };
+  | { status: number; message?: string; headers?: Record<string, string> };
 
 interface Expectation {
   method: string;
@@ -51,7 +51,8 @@ export function faultResult(fault: Fault): RouteResult {
       'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.';
     return { ...errorResult(403, message), headers: { 'retry-after': '1' } };
   }
-  return errorResult(fault.status, fault.message ?? 'Injected fault');
+  const result = errorResult(fault.status, fault.message ?? 'Injected fault');
+  return fault.headers === undefined ? result : { ...result, headers: fault.headers };
 }
 
 export interface Expectations {

@@ -79,8 +79,16 @@ export interface GitHubEmulator {
   expect(method: string, pattern: string | RegExp, times?: number): void;
   /** Any number of matching requests is fine. */
   allow(method: string, pattern: string | RegExp): void;
-  /** The next `times` matching requests get `fault`; each counts as expected. */
+  /**
+   * The next `times` matching requests get `fault` (a named one, or any status with its
+   * message and headers); each counts as expected.
+   */
   fail(method: string, pattern: string | RegExp, fault: Fault, times?: number): void;
+  /**
+   * Every installation token issued so far, for tests that check no credential leaked.
+   * Kept out of state(): that is served over HTTP and recorded by tests.
+   */
+  issuedTokens(): string[];
   assertNoUnexpected(): void;
   assertAllUsed(): void;
   close(): Promise<void>;
@@ -278,6 +286,7 @@ export async function startGitHubEmulator(
     expect: (method, pattern, times = 1) => expectations.add(method, pattern, times),
     allow: (method, pattern) => expectations.add(method, pattern, Number.POSITIVE_INFINITY),
     fail: (method, pattern, fault, times = 1) => expectations.add(method, pattern, times, fault),
+    issuedTokens: () => [...tokens.keys()],
     assertNoUnexpected: () => expectations.assertNoUnexpected(),
     assertAllUsed: () => expectations.assertAllUsed(),
     close: () =>

@@ -17,8 +17,11 @@ export interface TestRedis {
   url: string;
   /** False for FLUXLENS_TEST_REDIS_URL: that server is not ours to restart. */
   canRestart: boolean;
-  /** Stops and starts the same server on the same port and data dir. */
-  restart(): Promise<void>;
+  /**
+   * Stops and starts the same server on the same port and data dir (the append-only file
+   * brings the data back). `whileDown` runs in between, against a port nobody answers on.
+   */
+  restart(whileDown?: () => Promise<void>): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -43,9 +46,13 @@ export async function startRedis(): Promise<TestRedis> {
   return {
     url: `redis://127.0.0.1:${port}`,
     canRestart: true,
-    async restart() {
+    async restart(whileDown) {
       await terminate(child);
-      child = await launch(binary, args, port);
+      try {
+        await whileDown?.();
+      } finally {
+        child = await launch(binary, args, port);
+      }
     },
     async stop() {
       await terminate(child);

@@ -40,8 +40,15 @@ export interface ServiceWorld {
   gitServer: GitServer;
   secrets: { webhook: string; apiToken: string; privateKey: string };
   revisions: Revisions;
-  /** Moves refs/pull/N/head to head number `index` and tells the emulator. */
-  pushHead(index: number): string;
+  /** The key prefix every process of this world uses in Redis. */
+  redisPrefix: string;
+  /** FLUXLENS_CACHE_DIR of the processes (results live under it without Redis). */
+  cacheDir: string;
+  /**
+   * Moves refs/pull/N/head to head number `index` and tells the emulator; N is the world's
+   * PR unless `pull` names another (opened on the spot, with the same branches).
+   */
+  pushHead(index: number, pull?: number): string;
   start(command: 'serve' | 'worker', env?: Record<string, string>): Promise<ServiceProcess>;
   serverUrl: string;
   deliver(event: string, payload: Payload, options?: DeliveryOptions): Promise<Response>;
@@ -52,6 +59,8 @@ export interface DeliveryOptions {
   deliveryId?: string;
   /** A signature other than the right one (or none). */
   signature?: string | null;
+  /** Gives up as GitHub does (it waits 10 s for an answer). */
+  signal?: AbortSignal;
 }
 
 /** A free TCP port on loopback, closed again so a process can take it. */
@@ -69,7 +78,7 @@ export async function freePort(): Promise<number> {
  */
 export async function startServiceWorld(
   files: (step: 'base' | number) => Record<string, string>,
-  options: { redis: boolean },
+  options: { redis: boolean; /** Head revisions to commit; 3 unless said. */ heads?: number },
 ): Promise<ServiceWorld> {
   const work = mkdtempSync(join(tmpdir(), 'fluxlens-e2e-'));
   const repoDir = join(work, 'work');
@@ -90,7 +99,7 @@ export async function startServiceWorld(
     repositories: [`${OWNER}/${REPO}`],
   });
   for (const method of ['GET', 'POST', 'PATCH']) emulator.allow(method, '**');
-  const revisions = commitRevisions(repoDir, files);
+  const revisions = commitRevisions(repoDir, files, options.heads ?? HEADS);
   publish(served, {
     owner: OWNER,
     repo: REPO,
@@ -107,19 +116,21 @@ export async function startServiceWorld(
     gitServer,
     secrets,
     revisions,
+    redisPrefix: prefix,
+    cacheDir: join(work, 'cache'),
     serverUrl: `http://127.0.0.1:${port}`,
-    pushHead(index) {
+    pushHead(index, pull = PULL) {
       const sha = revisions.heads[index] ?? '';
       publish(served, {
         owner: OWNER,
         repo: REPO,
         workDir: repoDir,
-        refs: { [`refs/pull/${PULL}/head`]: sha },
+        refs: { [`refs/pull/${pull}/head`]: sha },
       });
       emulator.seedPull({
         owner: OWNER,
         repo: REPO,
-        number: PULL,
+        number: pull,
         headSha: sha,
         headRef: 'feature',
         baseRef: 'main',
@@ -137,7 +148,7 @@ export async function startServiceWorld(
         FLUXLENS_GITHUB_PRIVATE_KEY: secrets.privateKey,
         FLUXLENS_GITHUB_API_URL: emulator.apiUrl,
         FLUXLENS_GITHUB_GIT_URL: gitServer.url,
-        FLUXLENS_CACHE_DIR: join(work, 'cache'),
+        FLUXLENS_CACHE_DIR: world.cacheDir,
         FLUXLENS_REDIS_PREFIX: prefix,
         FLUXLENS_METRICS_PORT: '0',
         FLUXLENS_WORKER_LOCK_SECONDS: '2',
@@ -248,16 +259,18 @@ export async function deliverWebhook(
       ...(signature === null ? {} : { 'x-hub-signature-256': signature }),
     },
     body,
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
   });
 }
 
 const AUTHOR = ['-c', 'user.name=Sam', '-c', 'user.email=sam@example.org'];
-/** Revisions of the PR's head branch the `files` callback is asked for: 0, 1, 2. */
+/** Revisions of the PR's head branch the `files` callback is asked for by default: 0, 1, 2. */
 const HEADS = 3;
 
 function commitRevisions(
   dir: string,
   files: (step: 'base' | number) => Record<string, string>,
+  count: number,
 ): Revisions {
   const write = (content: Record<string, string>) => {
     for (const [path, text] of Object.entries(content)) {
@@ -276,7 +289,7 @@ function commitRevisions(
   git(dir, ...AUTHOR, 'commit', '-q', '-m', 'base');
   const base = git(dir, 'rev-parse', 'HEAD').trim();
   const heads: string[] = [];
-  for (let i = 0; i < HEADS; i++) {
+  for (let i = 0; i < count; i++) {
     git(dir, 'checkout', '-q', '-B', `head-${i}`, 'main');
     write(files(i));
     git(dir, 'add', '-A');
