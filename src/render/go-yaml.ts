@@ -5,12 +5,21 @@
  */
 import {
   type Document,
+  type LineCounter,
   type ScalarTag,
   type Tags,
   type YAMLParseError,
-  parseAllDocuments,
 } from 'yaml';
 import { FluxlensError } from '../errors.js';
+import {
+  ALIAS_CYCLE,
+  ExpansionBudget,
+  MAX_ALIAS_COUNT,
+  NO_ANCHOR,
+  TOO_DEEP,
+  aliasProblem,
+  composeBounded,
+} from './yaml-bounds.js';
 
 /** What go-yaml or the JSON step refuses; the message is a code and position, never content. */
 export class GoYamlError extends FluxlensError {
@@ -19,8 +28,6 @@ export class GoYamlError extends FluxlensError {
     this.name = 'GoYamlError';
   }
 }
-
-const MAX_ALIAS_COUNT = 1000;
 
 const INT_TAG = 'tag:yaml.org,2002:int';
 const FLOAT_TAG = 'tag:yaml.org,2002:float';
@@ -119,42 +126,52 @@ function scalarJsonShape(value: unknown): unknown {
 }
 
 /** Positions only: a YAML error excerpt quotes the source, which may hold secrets. */
-function describeYamlError(error: YAMLParseError): string {
-  const at = error.linePos?.[0];
-  return at ? `${error.code} at line ${at.line}, column ${at.col}` : error.code;
+function describeYamlError(error: YAMLParseError, lines: LineCounter): string {
+  const offset = error.pos[0];
+  if (offset < 0) return error.code;
+  const at = lines.linePos(offset);
+  return `${error.code} at line ${at.line}, column ${at.col}`;
 }
 
-function documentValue(doc: Document.Parsed): unknown {
+function documentValue(doc: Document.Parsed, budget: ExpansionBudget, lines: LineCounter): unknown {
   const first = doc.errors[0];
-  if (first) throw new GoYamlError(describeYamlError(first));
+  if (first) throw new GoYamlError(describeYamlError(first, lines));
+  let value: unknown;
   try {
-    return toJsonShape(doc.toJS({ mapAsMap: true, maxAliasCount: MAX_ALIAS_COUNT }));
+    value = doc.toJS({ mapAsMap: true, maxAliasCount: MAX_ALIAS_COUNT });
   } catch (error) {
-    // The yaml package reports an alias-count overflow as a ReferenceError.
-    if (error instanceof ReferenceError) throw new GoYamlError('too many aliases');
-    throw error;
+    if (!(error instanceof ReferenceError)) throw error;
+    const problem = aliasProblem(doc);
+    throw new GoYamlError(problem === NO_ANCHOR ? 'unknown anchor referenced' : problem);
   }
+  // Before toJsonShape, which recurses and copies every node an alias repeats.
+  const problem = budget.check(value);
+  if (problem === ALIAS_CYCLE) throw new GoYamlError('anchor value contains itself');
+  if (problem) throw new GoYamlError(problem);
+  return toJsonShape(value);
 }
 
 /**
  * The JSON-shaped value of each document (null for an empty one), one at a time, so a broken
  * document fails only when it is reached. sigs.k8s.io/yaml reads the first document and
  * never looks at the rest; Helm's chart loader reads them all (`allDocuments`). Throws
- * GoYamlError.
+ * GoYamlError, also for a document past the bounds of yaml-bounds.ts.
  */
 export function* parseGoYaml(
   text: string,
   options: { allDocuments?: boolean } = {},
 ): Generator<unknown, void, undefined> {
-  const docs = parseAllDocuments(text, {
+  const { docs, lines, tooDeep } = composeBounded(text, {
     schema: 'yaml-1.1',
     customTags: goYamlTags,
     merge: true,
     uniqueKeys: false,
     logLevel: 'error',
   });
-  const read = Array.isArray(docs) ? docs : [];
-  for (const doc of read.slice(0, options.allDocuments === true ? undefined : 1)) {
-    yield documentValue(doc);
+  const wanted = docs.slice(0, options.allDocuments === true ? undefined : 1);
+  const budget = new ExpansionBudget(text);
+  for (const doc of wanted) yield documentValue(doc, budget, lines);
+  if (tooDeep && (options.allDocuments === true || wanted.length === 0)) {
+    throw new GoYamlError(`${TOO_DEEP} at line ${tooDeep.line}`);
   }
 }

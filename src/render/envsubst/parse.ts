@@ -13,6 +13,13 @@ const MISSING_CLOSING_BRACE = 'missing closing brace';
 const BAD_VARIABLE_NAME = 'unable to parse variable name';
 const BAD_FUNC_ARGUMENT = 'unable to parse substitution within function';
 
+/**
+ * fluxlens's own bound, not the dialect's: Go's stack grows where ours overflows. Real
+ * templates nest a default or two; a pull request can nest a hundred thousand.
+ */
+const MAX_NESTING = 256;
+const TOO_DEEP = `substitution nested deeper than ${MAX_NESTING} levels`;
+
 type Accept = (char: string) => boolean;
 
 const IDENT_CHAR = /^[\p{L}\p{Nd}_]$/u;
@@ -26,6 +33,8 @@ type Escapes = 'none' | 'replace';
 class Parser {
   private readonly src: string;
   private pos = 0;
+  /** Expressions open around the one being read. */
+  private depth = 0;
 
   constructor(src: string) {
     this.src = src;
@@ -134,6 +143,14 @@ class Parser {
 
   /** Parses what follows `${`, up to and including the closing brace. */
   private parseExpr(): Expr {
+    if (this.depth >= MAX_NESTING) throw new SubstitutionError(TOO_DEEP);
+    this.depth += 1;
+    const expr = this.parseExprBody();
+    this.depth -= 1;
+    return expr;
+  }
+
+  private parseExprBody(): Expr {
     if (this.peek() === '#') return this.parseLength();
     const param = this.scanIdent();
     if (param === '') throw new SubstitutionError(BAD_VARIABLE_NAME);

@@ -3,11 +3,11 @@
  * plugins), after checking that the build cannot read outside its source or fetch
  * remote bases unless allowed.
  */
-import { readFile, realpath, stat } from 'node:fs/promises';
+import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { ToolRunner } from '../../tool-runner.js';
 import { findKustomizationFile } from './generate.js';
-import { parseDocuments } from '../yaml.js';
+import { parseDocuments, yamlOverLimit } from '../yaml.js';
 import { FluxlensError } from '../../errors.js';
 
 export interface KustomizeOptions {
@@ -31,25 +31,38 @@ export async function kustomizeBuild(
   return stdout;
 }
 
+/**
+ * A tree kustomize must not build, naming the file that says why: a path that leaves the
+ * source, a remote base, or (`limit-exceeded`) YAML past fluxlens's bounds, which kustomize
+ * would spend minutes and gigabytes on.
+ */
 export class UnsafePathError extends FluxlensError {
   constructor(
     message: string,
     readonly file: string,
+    code: 'unsafe-path' | 'limit-exceeded' = 'unsafe-path',
   ) {
-    super('unsafe-path', message);
+    super(code, message);
     this.name = 'UnsafePathError';
   }
 }
 
 const MAX_DEPTH = 64;
 
-function isRemote(ref: string): boolean {
+export function isRemote(ref: string): boolean {
   return /^[a-z][a-z0-9+.-]*:\/\//i.test(ref) || /^(git@|github\.com[/:]|gh:|git::)/i.test(ref);
 }
 
+/** A path kustomize reads: `dirOk` when it may be a folder, `yaml` when it parses it as YAML. */
+interface Reference {
+  path: string;
+  dirOk: boolean;
+  yaml?: false;
+}
+
 /** Every path-valued entry of a kustomization file that kustomize will read. */
-function referencedPaths(kus: Record<string, unknown>): { path: string; dirOk: boolean }[] {
-  const out: { path: string; dirOk: boolean }[] = [];
+export function referencedPaths(kus: Record<string, unknown>): Reference[] {
+  const out: Reference[] = [];
   const strings = (v: unknown): string[] =>
     Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
   for (const field of ['resources', 'bases', 'components']) {
@@ -76,17 +89,58 @@ function referencedPaths(kus: Record<string, unknown>): { path: string; dirOk: b
       const gen = (item ?? {}) as Record<string, unknown>;
       const files = [...strings(gen['files']), ...strings(gen['envs'])];
       if (typeof gen['env'] === 'string') files.push(gen['env']);
-      for (const f of files)
-        out.push({ path: f.includes('=') ? f.slice(f.indexOf('=') + 1) : f, dirOk: false });
+      for (const f of files) {
+        const path = f.includes('=') ? f.slice(f.indexOf('=') + 1) : f;
+        out.push({ path, dirOk: false, yaml: false });
+      }
     }
   }
   return out;
 }
 
+/** Patches written inline in a kustomization file, which kustomize parses as YAML too. */
+function inlinePatches(kus: Record<string, unknown>): string[] {
+  const out: string[] = [];
+  const list = (field: string): unknown[] => (Array.isArray(kus[field]) ? kus[field] : []);
+  for (const p of list('patchesStrategicMerge'))
+    if (typeof p === 'string' && p.includes('\n')) out.push(p);
+  for (const item of [...list('patches'), ...list('patchesJson6902')]) {
+    const patch =
+      item && typeof item === 'object' ? (item as Record<string, unknown>)['patch'] : undefined;
+    if (typeof patch === 'string') out.push(patch);
+  }
+  return out;
+}
+
+/** Refuses YAML past fluxlens's bounds before kustomize reads it. */
+function checkYaml(text: string, file: string): void {
+  const problem = yamlOverLimit(text);
+  if (problem !== undefined) throw overLimit(file, problem);
+}
+
+function overLimit(file: string, problem: string): UnsafePathError {
+  return new UnsafePathError(`${file}: ${problem}`, file, 'limit-exceeded');
+}
+
+/**
+ * A folder without a kustomization file: Flux, and flux-local, build one that lists every
+ * YAML file under it, so each is checked (symlinks are left to the path checks).
+ */
+async function checkFolderYaml(dir: string, realRoot: string, depth: number): Promise<void> {
+  if (depth > MAX_DEPTH) return;
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) await checkFolderYaml(path, realRoot, depth + 1);
+    else if (entry.isFile() && /\.ya?ml$/.test(entry.name))
+      checkYaml(await readFile(path, 'utf8'), rel(realRoot, path));
+  }
+}
+
 /**
  * Walks the kustomization graph from `dir` and refuses any path that resolves (through
- * `..` or symlinks) outside `root`, and any remote base unless allowed. Returns nothing
- * on success; throws UnsafePathError naming the offending file.
+ * `..` or symlinks) outside `root`, any remote base unless allowed, and any YAML file or
+ * inline patch past the bounds of yaml-bounds.ts. Returns nothing on success; throws
+ * UnsafePathError naming the offending file.
  */
 export async function checkKustomizationTree(
   root: string,
@@ -102,11 +156,13 @@ export async function checkKustomizationTree(
     if (seen.has(realDir)) return;
     seen.add(realDir);
     const name = await findKustomizationFile(current);
-    if (!name) return;
+    if (!name) return checkFolderYaml(current, realRoot, depth);
     const file = join(current, name);
     const parsed = parseDocuments(await readFile(file, 'utf8'));
+    if (parsed.overLimit) throw overLimit(rel(realRoot, file), parsed.error ?? '');
     const kus = parsed.documents[0]?.manifest ?? {};
-    for (const { path, dirOk } of referencedPaths(kus)) {
+    for (const patch of inlinePatches(kus)) checkYaml(patch, rel(realRoot, file));
+    for (const { path, dirOk, yaml } of referencedPaths(kus)) {
       if (isRemote(path)) {
         if (allowRemoteBases) continue;
         throw new UnsafePathError(
@@ -125,7 +181,10 @@ export async function checkKustomizationTree(
       if (!isInside(realRoot, real)) {
         throw new UnsafePathError(`path '${path}' leaves the source root`, rel(realRoot, file));
       }
-      if (dirOk && (await stat(real)).isDirectory()) await visit(target, depth + 1);
+      const isDir = (await stat(real)).isDirectory();
+      if (dirOk && isDir) await visit(target, depth + 1);
+      else if (!isDir && yaml !== false)
+        checkYaml(await readFile(real, 'utf8'), rel(realRoot, real));
     }
   };
   await visit(dir, 0);
