@@ -2,10 +2,11 @@
  * Which render errors a change introduces or fixes, per producer: a producer that
  * rendered at base (or is new) and fails at head introduces its errors; one that failed
  * at base and renders at head fixes them. A producer gone at head fixes nothing: removing
- * it does not mend it. Only content errors (ones Flux would fail on too) count: a chart
- * that could not be had (network, credentials, an offline cache miss; isUnavailable)
- * proves nothing either way, though it still makes its producer count as failing on that
- * side, and stays in the cluster's errors. Messages are scrubbed of credentials.
+ * it does not mend it; nor does one skipped at head, which did not render at all. Only
+ * content errors (ones Flux would fail on too) count: a chart that could not be had
+ * (network, credentials, an offline cache miss; isUnavailable) proves nothing either way,
+ * though it still makes its producer count as failing on that side, and stays in the
+ * cluster's errors. Messages are scrubbed of credentials.
  */
 import {
   type RenderError,
@@ -17,7 +18,16 @@ import {
 import { NO_SECRET_VALUES, REDACTED, type SecretValueIndex, redactText } from '../redact/index.js';
 
 function failing(cluster: RenderedCluster): Set<string> {
-  return new Set(cluster.errors.map((e) => producerKey(e.producer)));
+  const real = cluster.errors.filter((e) => e.code !== 'applied-twice');
+  return new Set(real.map((e) => producerKey(e.producer)));
+}
+
+/**
+ * Errors a PR can introduce or fix: not unavailability (nothing about the PR), and not an
+ * object applied twice (Flux applies both copies; the flux-applied-twice rules judge it).
+ */
+function counts(error: RenderError): boolean {
+  return !isUnavailable(error) && error.code !== 'applied-twice';
 }
 
 function publishable(error: RenderError, secrets: SecretValueIndex): RenderError {
@@ -50,17 +60,21 @@ export function renderErrorChanges(
 ): { introduced: RenderError[]; fixed: RenderError[] } {
   const failingAtBase = failing(base);
   const failingAtHead = failing(head);
-  const atHead = new Set(head.producers.map(producerKey));
-  const mended = (key: string) => atHead.has(key) && !failingAtHead.has(key);
+  // Rendered at head: present and not skipped (a source not mapped, a flux-local run that
+  // stopped), for a producer nothing rendered proves nothing mended.
+  const renderedAtHead = new Set(
+    head.producers.filter((p) => p.skipped === undefined).map(producerKey),
+  );
+  const mended = (key: string) => renderedAtHead.has(key) && !failingAtHead.has(key);
   return {
     introduced: distinctSorted(
       head.errors
-        .filter((e) => !isUnavailable(e) && !failingAtBase.has(producerKey(e.producer)))
+        .filter((e) => counts(e) && !failingAtBase.has(producerKey(e.producer)))
         .map((e) => publishable(e, secrets)),
     ),
     fixed: distinctSorted(
       base.errors
-        .filter((e) => !isUnavailable(e) && mended(producerKey(e.producer)))
+        .filter((e) => counts(e) && mended(producerKey(e.producer)))
         .map((e) => publishable(e, secrets)),
     ),
   };

@@ -60,9 +60,11 @@ export interface SecretField {
 /**
  * Stable causes a consumer may act on; the message stays the human-readable detail. An
  * error without a code is a content error: one Flux would fail on too, which a PR can
- * introduce or fix. `chart-unavailable`: see isUnavailable.
+ * introduce or fix. `chart-unavailable`: see isUnavailable. `applied-twice`: the producer
+ * rendered, but applies an object another producer applies too; Flux applies both and
+ * neither fails, so it is a conflict for the risk step to judge, not a failure to render.
  */
-export type RenderErrorCode = 'chart-unavailable';
+export type RenderErrorCode = 'chart-unavailable' | 'applied-twice';
 
 export interface RenderError {
   producer: ProducerRef;

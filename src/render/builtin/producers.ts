@@ -30,6 +30,7 @@ import {
   stringifyManifest,
 } from '../../model/index.js';
 import type { RenderProgress } from '../engine.js';
+import { appliedTwiceErrors } from '../applied-twice.js';
 
 type Status = 'pending' | 'rendering' | 'done' | 'failed' | 'skipped';
 
@@ -323,7 +324,10 @@ export class Producers {
       if (e.error) errors.push({ producer: e.ref, ...e.error });
     }
     errors.push(...dependsOnCycles(producers));
-    return { producers, objects: entries.flatMap((e) => e.objects), errors, tools };
+    const objects = entries.flatMap((e) => e.objects);
+    // Producers themselves are left out: one that two parents apply is a duplicate (adopt).
+    errors.push(...appliedTwiceErrors(objects, (m) => producesObjects(m, this.helm)));
+    return { producers, objects, errors, tools };
   }
 
   private describe(e: Entry): Producer {

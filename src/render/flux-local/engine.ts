@@ -117,7 +117,16 @@ import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { FluxlensError, UsageError, errorMessage } from '../../errors.js';
 import { ToolError } from '../../tool-runner.js';
-import { type FoundObject, SourceIgnore, dependsOnCycles, discover, refOf } from '../flux/index.js';
+import {
+  type FoundObject,
+  SourceIgnore,
+  dependsOnCycles,
+  discover,
+  isFluxKustomization,
+  isHelmRelease,
+  refOf,
+} from '../flux/index.js';
+import { appliedTwiceErrors } from '../applied-twice.js';
 import type { EngineDeps, RenderEngine, RenderProgress, RenderRequest } from '../engine.js';
 import { cleanMessage, failedRun, refusedRun } from './failure.js';
 import { refuseListedUnsafeTrees, refuseUnsafeTrees } from './unsafe-trees.js';
@@ -149,8 +158,16 @@ export class FluxLocalEngine implements RenderEngine {
     const dir = await mkdtemp(join(tmpdir(), 'fluxlens-fl-'));
     try {
       const cluster = await this.renderIn(request, dir, onProgress);
-      // Flux never reconciles a dependsOn cycle, whatever flux-local made of it.
-      return { ...cluster, errors: [...cluster.errors, ...dependsOnCycles(cluster.producers)] };
+      // Flux never reconciles a dependsOn cycle, whatever flux-local made of it; and
+      // flux-local passes an object two producers apply through twice without a word.
+      const twice = appliedTwiceErrors(
+        cluster.objects,
+        (m) => isFluxKustomization(m) || isHelmRelease(m),
+      );
+      return {
+        ...cluster,
+        errors: [...cluster.errors, ...dependsOnCycles(cluster.producers), ...twice],
+      };
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -65,7 +65,7 @@ export function refusedRun(
   const culprit = refused.map((e) => `${e.producer.namespace}/${e.producer.name}`).join(', ');
   const why = refused.every((e) => e.message.startsWith('remote resource'))
     ? 'would fetch a remote base'
-    : 'reads outside its source or fetches a remote base';
+    : 'was refused before flux-local ran (see its error)';
   return stoppedRun(
     ws,
     listed,

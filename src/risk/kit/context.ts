@@ -80,12 +80,21 @@ export interface RawPair {
   head: Manifest | undefined;
 }
 
+/**
+ * The object a change starts from at base. The diff may pair objects of two names (a
+ * kustomize generator's hash suffix changed): the base name is the one in `old`.
+ */
+export function baseObject(ctx: RiskContext, change: ResourceChange): RenderedObject | undefined {
+  if (change.status === 'added') return undefined;
+  const producer = change.previousProducer ?? change.producer;
+  const oldId = change.old ? objectId(change.old) : change.id;
+  const renamed = oldId !== change.id ? findObject(ctx.base, oldId, producer) : undefined;
+  return renamed ?? findObject(ctx.base, change.id, producer);
+}
+
 /** The raw (unredacted) manifests behind a change, for rules to read. */
 export function rawPair(ctx: RiskContext, change: ResourceChange): RawPair {
-  const base =
-    change.status === 'added'
-      ? undefined
-      : findObject(ctx.base, change.id, change.previousProducer ?? change.producer)?.manifest;
+  const base = baseObject(ctx, change)?.manifest;
   const head =
     change.status === 'removed'
       ? undefined

@@ -11,6 +11,7 @@ export {
   rawPair,
   riskContext,
 } from './context.js';
+export { fromChartCrds, isChartCrdsFile } from './chart-crd.js';
 export { type Fact, droppedBy, introducedBy } from './introduced.js';
 export {
   type KnownKind,
@@ -23,9 +24,9 @@ export {
   strAt,
   strings,
 } from './manifest.js';
-export { containers, podLabels, podSpec } from './pod-spec.js';
+export { type ContainerView, type PodSpecView, podLabels, podSpecs } from './pod-spec.js';
 export { parseQuantity } from './quantity.js';
-export { PRUNE_ANNOTATION, removalFate } from './removal.js';
+export { type Fate, PRUNE_ANNOTATION, removalFate } from './removal.js';
 export { type Draft, type RuleFamily, type RuleInfo } from './rule.js';
 export {
   CLUSTER_KIND,

@@ -1,6 +1,12 @@
 /** What the cluster does with an object that leaves the rendered output: delete it or leave it be. */
-import { type ResourceChange, objectMeta, producerKey } from '../../model/index.js';
-import { currentProducer, rawPair, type RiskContext } from './context.js';
+import {
+  type ProducerRef,
+  type ResourceChange,
+  objectMeta,
+  producerKey,
+} from '../../model/index.js';
+import { fromChartCrds } from './chart-crd.js';
+import { baseObject, currentProducer, type RiskContext } from './context.js';
 
 export const PRUNE_ANNOTATION = 'kustomize.toolkit.fluxcd.io/prune';
 export const HELM_RESOURCE_POLICY = 'helm.sh/resource-policy';
@@ -11,14 +17,24 @@ export const HELM_RESOURCE_POLICY = 'helm.sh/resource-policy';
  */
 export type Fate = { kind: 'deleted'; by: string } | { kind: 'orphaned'; why: string };
 
-export function removalFate(ctx: RiskContext, change: ResourceChange): Fate {
-  const { base } = rawPair(ctx, change);
-  const annotations = base ? objectMeta(base).annotations : {};
-  const ref = change.producer;
+/**
+ * The fate of the object as `ref` lets go of it: the change's producer for a removal, the
+ * previous one for an object that moves to another producer.
+ */
+export function removalFate(
+  ctx: RiskContext,
+  change: ResourceChange,
+  ref: ProducerRef = change.producer,
+): Fate {
+  const before = baseObject(ctx, change);
+  const annotations = before ? objectMeta(before.manifest).annotations : {};
   const name = `${ref.kind} ${ref.namespace}/${ref.name}`;
   if (ref.kind === 'HelmRelease') {
     if (annotations[HELM_RESOURCE_POLICY] === 'keep') {
       return { kind: 'orphaned', why: `it carries ${HELM_RESOURCE_POLICY}: keep` };
+    }
+    if (fromChartCrds({ ...change, producer: ref, file: before?.file })) {
+      return { kind: 'orphaned', why: "helm does not delete CRDs from a chart's crds/ folder" };
     }
     const uninstalled = !ctx.head.producers.has(producerKey(ref));
     return {

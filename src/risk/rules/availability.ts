@@ -5,6 +5,7 @@
  */
 import {
   type Manifest,
+  type RenderError,
   type ResourceChange,
   isRecord,
   objectMeta,
@@ -142,8 +143,24 @@ function disruptionBudgets(ctx: RiskContext): Draft[] {
   return drafts;
 }
 
+/**
+ * A producer that applies an object another one applies has rendered: its `applied-twice`
+ * error is flux-applied-twice's to judge. The diff's copy of an error has no code, so it
+ * is matched to the cluster's by producer, file and message.
+ */
+function isConflict(ctx: RiskContext, error: RenderError): boolean {
+  return ctx.head.cluster.errors.some(
+    (e) =>
+      e.code === 'applied-twice' &&
+      producerKey(e.producer) === producerKey(error.producer) &&
+      e.file === error.file &&
+      e.message === error.message,
+  );
+}
+
 function renderErrors(ctx: RiskContext): Draft[] {
-  return ctx.diff.summary.errorsIntroduced.map((error) => {
+  const introduced = ctx.diff.summary.errorsIntroduced.filter((e) => !isConflict(ctx, e));
+  return introduced.map((error) => {
     const key = producerKey(error.producer);
     const before = ctx.base.producers.get(key);
     const producer = ctx.head.producers.get(key) ?? before;

@@ -8,6 +8,9 @@ import {
   producerKey,
   type Manifest,
   type Producer,
+  type ProducerRef,
+  type RenderedObject,
+  type ResourceChange,
 } from '../../model/index.js';
 import {
   type Draft,
@@ -17,7 +20,9 @@ import {
   type RuleFamily,
   at,
   changeSubject,
+  currentProducer,
   describe,
+  fromChartCrds,
   isKind,
   parseQuantity,
   producerObject,
@@ -87,25 +92,109 @@ function orphanedBy(ctx: RiskContext, producer: Producer): string | undefined {
   return undefined;
 }
 
+/** "its 3 objects go", "its 1 object goes": a count with its verb agreeing. */
+function its(count: number, noun: string, one: string, many: string): string {
+  return `its ${plural(count, noun)} ${count === 1 ? one : many}`;
+}
+
+/** Whether a producer could not be rendered at base, so its objects there are unknown. */
+function unrendered(ctx: RiskContext, producer: Producer): boolean {
+  const key = producerKey(producer);
+  return (
+    producer.error !== undefined ||
+    producer.skipped !== undefined ||
+    ctx.base.cluster.errors.some((e) => producerKey(e.producer) === key)
+  );
+}
+
+function isChartCrd(object: RenderedObject): boolean {
+  const { apiVersion, kind } = objectMeta(object.manifest);
+  return fromChartCrds({ apiVersion, kind, producer: object.producer, file: object.file });
+}
+
+function removalMessage(ctx: RiskContext, producer: Producer, what: string): string {
+  const key = producerKey(producer);
+  const objects = ctx.base.cluster.objects.filter((o) => producerKey(o.producer) === key);
+  const orphaned = orphanedBy(ctx, producer);
+  if (orphaned) {
+    return `${what} leaves Git but stays in the cluster (${orphaned}); it keeps its ${plural(objects.length, 'object')} as last applied.`;
+  }
+  const helm = producer.kind === 'HelmRelease';
+  if (!helm && !producer.prune) {
+    return `${what} is removed with prune off: ${its(objects.length, 'object', 'stays', 'stay')} in the cluster, unmanaged.`;
+  }
+  const how = helm ? 'helm uninstalls the release' : 'Flux prunes what it applied';
+  if (objects.length === 0) {
+    return unrendered(ctx, producer)
+      ? `${what} is removed: ${how}; which objects go with it is not known, as it could not be rendered at base.`
+      : `${what} is removed: it applied no objects.`;
+  }
+  // helm-controller applies a chart's crds/ CRDs outside the release: uninstalling keeps them.
+  const crds = helm ? objects.filter(isChartCrd).length : 0;
+  const gone = objects.length - crds;
+  const goes =
+    gone > 0 ? `${helm ? ' and' : ', so'} ${its(gone, 'object', 'goes', 'go')} with it` : '';
+  const stays =
+    crds > 0
+      ? `; ${its(crds, 'CRD', 'stays', 'stay')}, as helm never deletes CRDs from a chart's crds/ folder`
+      : '';
+  return `${what} is removed: ${how}${goes}${stays}.`;
+}
+
 function producerRemovals(ctx: RiskContext): Draft[] {
   const drafts: Draft[] = [];
   for (const [key, producer] of ctx.base.producers) {
     if (ctx.head.producers.has(key)) continue;
-    const count = ctx.base.cluster.objects.filter((o) => producerKey(o.producer) === key).length;
-    const objects = plural(count, 'object');
-    const what = describe(producerSubject(ctx, producer).resource);
-    const orphaned = orphanedBy(ctx, producer);
-    let message: string;
-    if (orphaned) {
-      message = `${what} leaves Git but stays in the cluster (${orphaned}); it keeps its ${objects} as last applied.`;
-    } else if (producer.kind === 'HelmRelease') {
-      message = `${what} is removed: helm uninstalls the release and its ${objects} go with it.`;
-    } else if (producer.prune) {
-      message = `${what} is removed: Flux prunes what it applied, so its ${objects} go with it.`;
-    } else {
-      message = `${what} is removed with prune off: its ${objects} stay in the cluster, unmanaged.`;
-    }
-    drafts.push({ rule: 'producer-removed', subject: producerSubject(ctx, producer), message });
+    const subject = producerSubject(ctx, producer);
+    const message = removalMessage(ctx, producer, describe(subject.resource));
+    drafts.push({ rule: 'producer-removed', subject, message });
+  }
+  return drafts;
+}
+
+/** Whether the old Kustomization waits for the new producer, which so relabels the object first. */
+function waitsFor(ctx: RiskContext, from: ProducerRef, to: ProducerRef): boolean {
+  const old = ctx.head.producers.get(producerKey(from));
+  return !!old && old.dependsOn.some((d) => producerKey(d) === producerKey(to));
+}
+
+function moveMessage(
+  ctx: RiskContext,
+  change: ResourceChange,
+  from: ProducerRef,
+): string | undefined {
+  const fate = removalFate(ctx, change, from);
+  if (fate.kind !== 'deleted') return undefined;
+  const what = describe(changeSubject(change).resource);
+  const to = change.producer;
+  const [oldName, newName] = [from, to].map((r) => `${r.kind} ${r.namespace}/${r.name}`);
+  const consequence = CONSEQUENCE[change.kind as KnownKind]?.(rawPair(ctx, change).base) ?? '';
+  if (from.kind === 'HelmRelease') {
+    return `${what} moves from ${oldName} to ${newName}, but ${fate.by}; ${consequence}; ${newName} then creates it again.`;
+  }
+  if (currentProducer(ctx, from)?.suspend || waitsFor(ctx, from, to)) return undefined;
+  return (
+    `${what} moves from ${oldName} to ${newName}, which both reconcile the new revision at once: ` +
+    `if ${oldName} prunes before ${newName} has applied it (and so labelled it as its own), ` +
+    `${oldName} deletes it; ${consequence}. Make ${oldName} depend on ${newName}, or annotate it ` +
+    `${PRUNE_ANNOTATION}: disabled for the move.`
+  );
+}
+
+/**
+ * Stateful objects that move to another producer but may be deleted on the way. helm
+ * deletes what leaves a release whoever applies it next; kustomize-controller's garbage
+ * collection deletes an object only while it still carries the old Kustomization's
+ * name and namespace labels, so the order of the two reconciles decides.
+ */
+function statefulMoves(ctx: RiskContext): Draft[] {
+  const drafts: Draft[] = [];
+  for (const change of ctx.diff.changes) {
+    const from = change.previousProducer;
+    if (change.status !== 'moved' || !from || !isKind(change, ...STATEFUL)) continue;
+    const message = moveMessage(ctx, change, from);
+    if (message)
+      drafts.push({ rule: 'stateful-move-deleted', subject: changeSubject(change), message });
   }
   return drafts;
 }
@@ -151,6 +240,13 @@ export const dataLoss: RuleFamily = {
       headline: 'Orphans {resource}',
     },
     {
+      id: 'stateful-move-deleted',
+      level: 'danger',
+      description:
+        'One of those kinds moving to another producer when the old one may delete it on the way: helm, or a pruning Kustomization that does not depend on the new one.',
+      headline: 'May delete {resource} as it moves',
+    },
+    {
       id: 'producer-removed',
       level: 'caution',
       description:
@@ -164,5 +260,10 @@ export const dataLoss: RuleFamily = {
       headline: 'Shrinks {resource}',
     },
   ],
-  check: (ctx) => [...statefulRemovals(ctx), ...producerRemovals(ctx), ...claimShrinks(ctx)],
+  check: (ctx) => [
+    ...statefulRemovals(ctx),
+    ...statefulMoves(ctx),
+    ...producerRemovals(ctx),
+    ...claimShrinks(ctx),
+  ],
 };

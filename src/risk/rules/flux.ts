@@ -1,6 +1,7 @@
 /**
  * Flux: changes to how Flux applies things rather than to what it applies. Suspension,
- * pruning, force, re-pointed Kustomizations and dependencies that disappear.
+ * pruning, force, re-pointed Kustomizations, dependencies that disappear, and objects two
+ * producers apply (applied-twice.ts).
  */
 import {
   objectMeta,
@@ -23,6 +24,8 @@ import {
   producerSubject,
   removalFate,
 } from '../kit/index.js';
+import { APPLIED_TWICE_RULES, appliedTwice } from './applied-twice.js';
+import { CHART_CRD_RULES, chartCrdChanges } from './chart-crds.js';
 import { STATEFUL } from './data-loss.js';
 
 function producerPairs(ctx: RiskContext): Array<[Producer, Producer]> {
@@ -143,7 +146,7 @@ function suspendedChanges(ctx: RiskContext): Draft[] {
     return {
       rule: 'flux-change-while-suspended',
       subject,
-      message: `${plural(count, 'change')} under ${describe(subject.resource)} do not roll out: it is suspended, and Flux applies them only once it is resumed.`,
+      message: `${plural(count, 'change')} under ${describe(subject.resource)} ${count === 1 ? 'does' : 'do'} not roll out: it is suspended, and Flux applies ${count === 1 ? 'it' : 'them'} only once it is resumed.`,
     };
   });
 }
@@ -230,6 +233,8 @@ export const flux: RuleFamily = {
       description: 'A producer whose dependsOn names a producer this change removes.',
       headline: '{resource} depends on a removed producer',
     },
+    ...CHART_CRD_RULES,
+    ...APPLIED_TWICE_RULES,
   ],
   check: (ctx) => [
     ...toggles(ctx),
@@ -237,5 +242,7 @@ export const flux: RuleFamily = {
     ...dependencies(ctx),
     ...suspendedChanges(ctx),
     ...orphanedRemovals(ctx),
+    ...appliedTwice(ctx),
+    ...chartCrdChanges(ctx),
   ],
 };

@@ -85,6 +85,65 @@ function serviceChanges(base: Manifest, head: Manifest): string[] {
   return out;
 }
 
+const POD_DEFAULTS: Record<string, unknown> = {
+  dnsPolicy: 'ClusterFirst',
+  enableServiceLinks: true,
+  restartPolicy: 'Always',
+  schedulerName: 'default-scheduler',
+  securityContext: {},
+  terminationGracePeriodSeconds: 30,
+};
+
+function withoutImages(list: unknown): unknown {
+  if (!Array.isArray(list)) return list;
+  return list.map((item) =>
+    isRecord(item) ? Object.fromEntries(Object.entries(item).filter(([k]) => k !== 'image')) : item,
+  );
+}
+
+/** Every item of `some` is in `all`. */
+function within(some: unknown, all: unknown): boolean {
+  const items = Array.isArray(all) ? all : [];
+  return (Array.isArray(some) ? some : []).every((a) => items.some((b) => deepEqual(a, b)));
+}
+
+/**
+ * What an update may do to a Pod's spec (the API server's pod update validation): change
+ * container and init container images, set or lower activeDeadlineSeconds, add
+ * tolerations, remove scheduling gates, and set a negative termination grace period to 1.
+ */
+const POD_MUTABLE: Record<string, (a: unknown, b: unknown) => boolean> = {
+  containers: (a, b) => deepEqual(withoutImages(a), withoutImages(b)),
+  initContainers: (a, b) => deepEqual(withoutImages(a), withoutImages(b)),
+  activeDeadlineSeconds: (a, b) =>
+    deepEqual(a, b) ||
+    (typeof b === 'number' && (a === undefined || (typeof a === 'number' && b <= a))),
+  tolerations: (a, b) => within(a, b),
+  schedulingGates: (a, b) => within(b, a),
+  terminationGracePeriodSeconds: (a, b) =>
+    deepEqual(a ?? 30, b ?? 30) || (typeof a === 'number' && a < 0 && b === 1),
+};
+
+/** A bare Pod's spec fields the change touches that an update may not. */
+function podChanges(base: Manifest, head: Manifest): string[] {
+  const before = at(base, 'spec');
+  const after = at(head, 'spec');
+  const keys = new Set([
+    ...Object.keys(isRecord(before) ? before : {}),
+    ...Object.keys(isRecord(after) ? after : {}),
+  ]);
+  return [...keys]
+    .filter((key) => {
+      const a = at(before, key);
+      const b = at(after, key);
+      const allowed = POD_MUTABLE[key];
+      if (allowed) return !allowed(a, b);
+      return !deepEqual(a ?? POD_DEFAULTS[key], b ?? POD_DEFAULTS[key]);
+    })
+    .sort()
+    .map((key) => `spec.${key}`);
+}
+
 /** The immutable field paths the change touches, for the kinds that have them. */
 export function immutableChanges(change: ResourceChange, base: Manifest, head: Manifest): string[] {
   if (isKind(change, 'StatefulSet')) {
@@ -110,6 +169,11 @@ export function immutableChanges(change: ResourceChange, base: Manifest, head: M
     return deepEqual(before, after) ? [] : ['roleRef'];
   }
   if (isKind(change, 'Service')) return serviceChanges(base, head);
+  if (isKind(change, 'Pod')) {
+    // Helm hook and test Pods are deleted and created afresh, never updated.
+    if (objectMeta(head).annotations['helm.sh/hook'] !== undefined) return [];
+    return podChanges(base, head);
+  }
   return [];
 }
 
@@ -178,7 +242,7 @@ export const immutable: RuleFamily = {
       id: 'immutable-field-changed',
       level: 'danger',
       description:
-        'A change to a field the API server will not update (StatefulSet spec, workload selectors, Job template, PVC spec, roleRef, pinned clusterIP, ExternalName switch).',
+        'A change to a field the API server will not update (StatefulSet spec, workload selectors, Job template, PVC spec, a Pod spec beyond images, roleRef, pinned clusterIP, ExternalName switch).',
       headline: 'Changes an immutable field of {resource}',
     },
     {

@@ -1,21 +1,23 @@
 /**
  * Pod privilege: what pods may do to the node they run on. Applies to every object with
- * a pod template, and to all of its containers (init and ephemeral too).
+ * a pod template (custom resources included, see podSpecs), and to all of its containers
+ * (init and ephemeral too).
  */
-import { isRecord, type Manifest } from '../../model/index.js';
+import type { Manifest } from '../../model/index.js';
 import {
+  type ContainerView,
   type Draft,
   type Fact,
+  type PodSpecView,
   type RiskContext,
   type RuleFamily,
   at,
   changeSubject,
-  containers,
   describe,
   droppedBy,
   introducedBy,
   listAt,
-  podSpec,
+  podSpecs,
   rawPair,
   strAt,
   strings,
@@ -39,66 +41,77 @@ function capabilityName(value: string): string {
   return value.toUpperCase().replace(/^CAP_/, '');
 }
 
-function privilegeFacts(manifest: Manifest): PrivilegeFact[] {
-  const spec = podSpec(manifest);
-  if (!spec) return [];
+function podFacts(view: PodSpecView): PrivilegeFact[] {
+  const { where, note, spec } = view;
   const facts: PrivilegeFact[] = [];
   for (const [field, what] of Object.entries(HOST_NAMESPACES)) {
-    if (spec[field] === true) facts.push({ key: `host:${field}`, rule: 'host-namespace', what });
+    if (spec[field] === true) {
+      facts.push({ key: `host:${where}:${field}`, rule: 'host-namespace', what: `${what}${note}` });
+    }
   }
   for (const volume of listAt(spec, 'volumes')) {
     const path = strAt(volume, 'hostPath', 'path');
     if (path === undefined) continue;
     const name = strAt(volume, 'name') ?? '';
     facts.push({
-      key: `hostPath:${name}:${path}`,
+      key: `hostPath:${where}:${name}:${path}`,
       rule: 'host-path-volume',
-      what: `its pods mount ${path} from the node's filesystem (hostPath volume ${name})`,
+      what: `its pods mount ${path} from the node's filesystem (hostPath volume ${name})${note}`,
     });
-  }
-  for (const { key, label, container } of containers(spec)) {
-    const security = at(container, 'securityContext');
-    if (at(security, 'privileged') === true) {
-      facts.push({
-        key: `privileged:${key}`,
-        rule: 'privileged-container',
-        what: `${label} runs privileged, with full access to the node's devices and kernel`,
-      });
-    }
-    for (const cap of strings(at(security, 'capabilities', 'add')).map(capabilityName)) {
-      const dangerous = DANGEROUS_CAPABILITIES.has(cap);
-      facts.push({
-        key: `cap:${key}:${cap}`,
-        rule: dangerous ? 'capability-added-dangerous' : 'capability-added',
-        what: `${label} gains Linux capability ${cap}${dangerous ? ', enough to take over the node or its network' : ''}`,
-      });
-    }
-    if (at(security, 'allowPrivilegeEscalation') === true) {
-      facts.push({
-        key: `escalation:${key}`,
-        rule: 'privilege-escalation-allowed',
-        what: `${label} may gain more privileges than its parent process (allowPrivilegeEscalation: true)`,
-      });
-    }
   }
   return facts;
 }
 
+function containerFacts({ key, label, container }: ContainerView): PrivilegeFact[] {
+  const facts: PrivilegeFact[] = [];
+  const security = at(container, 'securityContext');
+  if (at(security, 'privileged') === true) {
+    facts.push({
+      key: `privileged:${key}`,
+      rule: 'privileged-container',
+      what: `${label} runs privileged, with full access to the node's devices and kernel`,
+    });
+  }
+  for (const cap of strings(at(security, 'capabilities', 'add')).map(capabilityName)) {
+    const dangerous = DANGEROUS_CAPABILITIES.has(cap);
+    facts.push({
+      key: `cap:${key}:${cap}`,
+      rule: dangerous ? 'capability-added-dangerous' : 'capability-added',
+      what: `${label} gains Linux capability ${cap}${dangerous ? ', enough to take over the node or its network' : ''}`,
+    });
+  }
+  if (at(security, 'allowPrivilegeEscalation') === true) {
+    facts.push({
+      key: `escalation:${key}`,
+      rule: 'privilege-escalation-allowed',
+      what: `${label} may gain more privileges than its parent process (allowPrivilegeEscalation: true)`,
+    });
+  }
+  return facts;
+}
+
+function privilegeFacts(manifest: Manifest): PrivilegeFact[] {
+  return podSpecs(manifest).flatMap((view) => [
+    ...podFacts(view),
+    ...view.containers.flatMap(containerFacts),
+  ]);
+}
+
 /** Containers that must run as non-root, by the container's setting or else the pod's. */
 function nonRootFacts(manifest: Manifest): Fact[] {
-  const spec = podSpec(manifest);
-  if (!spec) return [];
-  const podLevel = at(spec, 'securityContext', 'runAsNonRoot');
-  return containers(spec)
-    .filter(
-      ({ container }) => (at(container, 'securityContext', 'runAsNonRoot') ?? podLevel) === true,
-    )
-    .map(({ key }) => ({ key }));
+  return podSpecs(manifest).flatMap(({ spec, containers }) => {
+    const podLevel = at(spec, 'securityContext', 'runAsNonRoot');
+    return containers
+      .filter(
+        ({ container }) => (at(container, 'securityContext', 'runAsNonRoot') ?? podLevel) === true,
+      )
+      .map(({ key }) => ({ key }));
+  });
 }
 
 function containerLabels(manifest: Manifest | undefined): Map<string, string> {
-  const spec = manifest ? podSpec(manifest) : undefined;
-  return new Map(isRecord(spec) ? containers(spec).map((c) => [c.key, c.label]) : []);
+  const views = manifest ? podSpecs(manifest) : [];
+  return new Map(views.flatMap((v) => v.containers.map((c) => [c.key, c.label] as const)));
 }
 
 function check(ctx: RiskContext): Draft[] {

@@ -6,17 +6,18 @@ import semver from 'semver';
 import { type ImageRef, parseImage } from '../../diff/index.js';
 import { type ResourceChange, objectMeta, producerKey, type Manifest } from '../../model/index.js';
 import {
+  type ContainerView,
   type Draft,
+  type Fact,
   type RiskContext,
   type RuleFamily,
   type Subject,
   changeSubject,
-  containers,
   currentProducer,
   describe,
   introducedBy,
   isKind,
-  podSpec,
+  podSpecs,
   producerSubject,
   rawPair,
   strAt,
@@ -96,15 +97,16 @@ function chartBumps(ctx: RiskContext): Bump[] {
   return [...bumps.values()];
 }
 
+function containersOf(manifest: Manifest | undefined): ContainerView[] {
+  return manifest ? podSpecs(manifest).flatMap((view) => view.containers) : [];
+}
+
 function imageBumps(ctx: RiskContext, change: ResourceChange): Draft[] {
   const { base, head } = rawPair(ctx, change);
-  const before = base ? podSpec(base) : undefined;
-  const after = head ? podSpec(head) : undefined;
-  if (!before || !after) return [];
-  const old = new Map(containers(before).map((c) => [c.key, strAt(c.container, 'image')]));
+  const old = new Map(containersOf(base).map((c) => [c.key, strAt(c.container, 'image')]));
   const drafts: Draft[] = [];
   const subject = changeSubject(change);
-  for (const { key, label, container } of containers(after)) {
+  for (const { key, label, container } of containersOf(head)) {
     const fromImage = old.get(key);
     const toImage = strAt(container, 'image');
     if (!fromImage || !toImage) continue;
@@ -122,22 +124,46 @@ function imageBumps(ctx: RiskContext, change: ResourceChange): Draft[] {
   return drafts;
 }
 
-function unpinnedImages(manifest: Manifest): Array<{ key: string; what: string }> {
-  const spec = podSpec(manifest);
-  if (!spec) return [];
-  const out: Array<{ key: string; what: string }> = [];
-  for (const { key, label, container } of containers(spec)) {
+interface Unpinned extends Fact {
+  what: string;
+  /** The container's key and the image's repository: one image slot across revisions. */
+  slot: string;
+  /** No tag or `latest`: a new pod may run anything pushed since. */
+  moving: boolean;
+}
+
+function unpinnedImages(manifest: Manifest): Unpinned[] {
+  const out: Unpinned[] = [];
+  for (const { key, label, container } of containersOf(manifest)) {
     const image = strAt(container, 'image');
     if (!image) continue;
     const ref = parseImage(image);
     if (ref.digest) continue;
-    const what =
-      ref.tag === undefined || ref.tag === 'latest'
-        ? `${label} runs ${image}, the moving latest tag: each new pod may get a different image`
-        : `${label} runs ${image} without a digest: what runs changes whenever the tag is pushed again`;
-    out.push({ key: `${key}|${image}`, what });
+    const slot = `${key}|${ref.repository}`;
+    const moving = ref.tag === undefined || ref.tag === 'latest';
+    // `nginx`, `nginx:latest` and `docker.io/library/nginx` are one moving reference.
+    const fact = moving ? `${slot}|latest` : `${slot}:${ref.tag ?? ''}`;
+    const what = moving
+      ? `${label} runs ${image}, the moving latest tag: each new pod may get a different image`
+      : `${label} runs ${image} without a digest: what runs changes whenever the tag is pushed again`;
+    out.push({ key: fact, what, slot, moving });
   }
   return out;
+}
+
+/**
+ * Unpinned references the change brings in. A tag given to an image that ran the moving
+ * latest tag at base pins it better, if not by digest: the image was already unpinned,
+ * so that is not introduced.
+ */
+function newlyUnpinned(ctx: RiskContext, change: ResourceChange): Unpinned[] {
+  const { base } = rawPair(ctx, change);
+  const movingAtBase = new Set(
+    (base ? unpinnedImages(base) : []).filter((f) => f.moving).map((f) => f.slot),
+  );
+  return introducedBy(ctx, change, unpinnedImages).filter(
+    (fact) => fact.moving || !movingAtBase.has(fact.slot),
+  );
 }
 
 function check(ctx: RiskContext): Draft[] {
@@ -150,7 +176,7 @@ function check(ctx: RiskContext): Draft[] {
     if (change.status === 'removed') continue;
     drafts.push(...imageBumps(ctx, change));
     const subject = changeSubject(change);
-    for (const fact of introducedBy(ctx, change, unpinnedImages)) {
+    for (const fact of newlyUnpinned(ctx, change)) {
       drafts.push({
         rule: 'image-unpinned',
         subject,

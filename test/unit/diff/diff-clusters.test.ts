@@ -82,7 +82,7 @@ describe('pairing objects across a PR', () => {
     expect(result.changes.map((c) => c.status).sort()).toEqual(['added', 'removed']);
   });
 
-  it('keeps the last of two objects with one identity on one side and notes nothing', () => {
+  it('shows a second producer taking up an object as its addition, not as a move', () => {
     const result = diff(
       [rendered(configMap('settings', { a: '1' }))],
       [
@@ -90,7 +90,7 @@ describe('pairing objects across a PR', () => {
         rendered(configMap('settings', { a: '1' }), APPS),
       ],
     );
-    expect(result.changes).toEqual([]);
+    expect(result.changes.map((c) => [c.status, c.producer.name])).toEqual([['added', 'one']]);
   });
 
   it('sorts changes by id, whatever order the renderer produced them in', () => {

@@ -125,6 +125,14 @@ describe('render errors across a PR', () => {
     expect(summary.errorsIntroduced).toEqual([]);
   });
 
+  it('does not count the errors of a producer that head did not render at all as fixed', () => {
+    const base = cluster([], [error(REDIS, 'a tag is required')], [REDIS]);
+    const head = cluster([], [], [REDIS]);
+    head.producers[0]!.skipped = 'not rendered: flux-local stops the whole run at the error';
+    const summary = diffClusters(base, head, { cluster: 'home', normalize: NONE }).summary;
+    expect(summary.errorsFixed).toEqual([]);
+  });
+
   it('hides credentials quoted in an error message', () => {
     const token = `ghp_${'Z'.repeat(36)}`;
     const summary = errors(

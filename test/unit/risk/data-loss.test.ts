@@ -208,7 +208,7 @@ describe('data loss', () => {
       },
       'producer-removed',
     );
-    expect(finding?.message).toContain('1 object stay in the cluster');
+    expect(finding?.message).toContain('its 1 object stays in the cluster');
   });
 
   it('names both sizes of a shrinking claim', () => {

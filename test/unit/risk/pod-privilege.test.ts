@@ -251,11 +251,11 @@ describe('pod privilege', () => {
     },
   );
 
-  it('stays quiet for a pod spec inside a kind it does not know', () => {
+  it('reads a pod spec inside a custom resource that reuses a built-in kind name', () => {
     const custom = obj('example.com/v1', 'Deployment', 'x', 'web', {
       spec: { template: { spec: { containers: [sc({ privileged: true })] } } },
     });
-    expect(fired({ base: [], head: [custom] }, 'pod-privilege')).toEqual([]);
+    expect(fired({ base: [], head: [custom] }, 'pod-privilege')).toEqual(['privileged-container']);
   });
 
   it('names the container and what it can do', () => {

@@ -5,9 +5,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { USAGE } from '../../../src/cli/usage.js';
 import { ERROR_CODES } from '../../../src/errors.js';
 import { parsePolicy } from '../../../src/policy/index.js';
+import { EngineNameSchema } from '../../../src/render/index.js';
 import { FAMILIES, RULE_IDS, RULES } from '../../../src/risk/registry.js';
 
 const read = (path: string): string =>
@@ -53,14 +55,23 @@ describe('docs/rules.md', () => {
   });
 });
 
+/** The input and output names action.yml declares. */
+function actionNames(): string[] {
+  const action = parse(read('action.yml')) as Record<string, Record<string, unknown> | undefined>;
+  return [...Object.keys(action['inputs'] ?? {}), ...Object.keys(action['outputs'] ?? {})];
+}
+
 /**
  * Kebab-case words the references may write in backticks that are not rule ids: family
- * names, error codes, and the CLI's flags (which the GitHub Action's inputs repeat).
+ * names, error codes, engine names, the CLI's flags and the GitHub Action's inputs and
+ * outputs.
  */
 const NOT_RULES = new Set([
   ...FAMILIES.map((f) => f.name),
+  ...EngineNameSchema.options,
   ...Object.keys(ERROR_CODES),
   ...[...USAGE.matchAll(/--([a-z][a-z-]+)/g)].map((m) => m[1] ?? ''),
+  ...actionNames(),
 ]);
 
 /** Every code span of the form `a-b`: how the references write a rule id. */
