@@ -34,6 +34,11 @@ const RenderEnvSchema = z.object({
   FLUXLENS_MAX_OUTPUT_MB: positiveInt(4096).default(64),
   /** Chart cache, git mirrors, scratch folders and (inline mode) results live under it. */
   FLUXLENS_CACHE_DIR: z.string().min(1).optional(),
+  /**
+   * Megabytes of per-producer build results kept under the cache folder (least recently
+   * used go first); 0 turns the render cache off.
+   */
+  FLUXLENS_RENDER_CACHE_MB: z.coerce.number().int().min(0).max(1_048_576).default(1024),
   /** Seconds a chart download may take to connect. */
   FLUXLENS_CHART_CONNECT_TIMEOUT_SECONDS: positiveInt(600).default(10),
   /** Seconds a connected chart server may take to start answering. */
@@ -159,6 +164,8 @@ export interface Config {
   /** The root of everything fluxlens keeps on disk. */
   cacheDir: string;
   chartCacheDir: string;
+  /** Absent when the render cache is off. */
+  renderCache: { dir: string; maxBytes: number } | undefined;
   chartNetwork: {
     privateAddresses: 'allow' | 'deny';
     connectTimeoutMs: number;
@@ -224,6 +231,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cpuCount = 2): 
     maxOutputBytes: e.FLUXLENS_MAX_OUTPUT_MB * 1024 * 1024,
     cacheDir,
     chartCacheDir: join(cacheDir, 'charts'),
+    renderCache:
+      e.FLUXLENS_RENDER_CACHE_MB === 0
+        ? undefined
+        : { dir: join(cacheDir, 'renders'), maxBytes: e.FLUXLENS_RENDER_CACHE_MB * 1024 * 1024 },
     chartNetwork: {
       privateAddresses: e.FLUXLENS_CHART_PRIVATE_ADDRESSES ?? 'allow',
       connectTimeoutMs: e.FLUXLENS_CHART_CONNECT_TIMEOUT_SECONDS * 1000,

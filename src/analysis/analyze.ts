@@ -104,9 +104,17 @@ export async function analyze(
     assembleResult(revisions, clusters, findings, request.labels),
     secrets,
   );
-  result.timings = clock.finish();
+  result.timings = { ...clock.finish(), ...cacheCounts(rendered) };
   deps.logger?.debug({ timings: result.timings }, 'analysis finished');
   return { result, failOn: policy.failOn, revisions };
+}
+
+/** How many builds the render cache answered, and how many ran, on both sides. */
+function cacheCounts(rendered: readonly RenderedPair[]): Record<string, number> {
+  const sides = rendered.flatMap((r) => [r.base.cache, r.head.cache]);
+  if (sides.every((c) => c === undefined)) return {};
+  const sum = (key: 'hits' | 'misses') => sides.reduce((n, c) => n + (c?.[key] ?? 0), 0);
+  return { 'builds-cached': sum('hits'), 'builds-run': sum('misses') };
 }
 
 /** Both sides of one cluster; a side where the cluster does not exist renders as empty. */

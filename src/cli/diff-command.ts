@@ -20,6 +20,7 @@ import {
   oneOf,
   parseFlags,
   RENDER_OPTIONS,
+  renderMachine,
   renderOptions,
   sourceMappings,
 } from './flags.js';
@@ -82,7 +83,7 @@ export async function analyzeCheckout(opts: DiffFlags, io: CliIO): Promise<Analy
   };
   const outcome = await analyze(request, {
     runner,
-    machine: config,
+    machine: renderMachine(config, opts),
     onProgress: (p) => reportProgress(p, io),
   });
   if (io.isTTY) io.stderr('\r\x1b[K');

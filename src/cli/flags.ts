@@ -26,6 +26,7 @@ export const RENDER_OPTIONS = {
   'kube-version': { type: 'string' },
   'api-versions': { type: 'string', short: 'a', multiple: true, default: [] },
   'is-upgrade': { type: 'boolean', default: false },
+  'no-cache': { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } satisfies NonNullable<ParseArgsConfig['options']>;
 
@@ -41,6 +42,7 @@ export interface RenderFlags {
   'kube-version'?: string | undefined;
   'api-versions': string[];
   'is-upgrade': boolean;
+  'no-cache': boolean;
 }
 
 export function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T {
@@ -75,6 +77,14 @@ export function renderOptions(flags: RenderFlags): RenderOptions {
     isUpgrade: flags['is-upgrade'],
     ...(flags['kube-version'] !== undefined ? { kubeVersion: flags['kube-version'] } : {}),
   };
+}
+
+/** The machine's render settings, without the render cache when --no-cache asks. */
+export function renderMachine<M extends { renderCache?: unknown }>(
+  machine: M,
+  flags: Pick<RenderFlags, 'no-cache'>,
+): M {
+  return flags['no-cache'] ? { ...machine, renderCache: undefined } : machine;
 }
 
 /** A repository-relative entry folder; refuses anything that leaves the repository. */

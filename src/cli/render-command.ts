@@ -19,6 +19,7 @@ import {
   entryPath,
   parseFlags,
   RENDER_OPTIONS,
+  renderMachine,
   renderOptions,
   sourceMappings,
 } from './flags.js';
@@ -48,7 +49,7 @@ export async function renderCommand(args: string[], io: CliIO): Promise<number> 
   const sources = sourceMappings(opts);
   const config = loadConfig(io.env, availableParallelism());
   const runner = createToolRunner(config);
-  const settings = renderSettings(config, renderOptions(opts));
+  const settings = renderSettings(renderMachine(config, opts), renderOptions(opts));
   const renderer = createEngine(engine, { runner, settings });
   // A revision is read from the top of the work tree; a folder on disk renders as it is.
   const repo = opts.rev === undefined ? opts.repo : await repositoryRoot(runner, opts.repo);

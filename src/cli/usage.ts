@@ -27,7 +27,8 @@ fluxlens diff [--repo DIR] [--base REV] [--head REV] [--path ENTRY]...
                           (default: failOn in the base's .fluxlens.yaml, else danger)
   Also: --engine, --source, --repo-url, --lenient-substitution, --allow-remote-bases,
   --enable-exec-plugins, --skip-helm, --offline, --skip-crds, --kube-version,
-  --api-versions, --is-upgrade, as for render (both revisions render the same way).
+  --api-versions, --is-upgrade, --no-cache, as for render (both revisions render the
+  same way).
 
 fluxlens render --repo DIR [--rev REV] [--path ENTRY] [--engine builtin|flux-local]
                 [--source NAME=DIR]... [--output yaml|json]
@@ -47,6 +48,8 @@ fluxlens render --repo DIR [--rev REV] [--path ENTRY] [--engine builtin|flux-loc
   --kube-version VER      .Capabilities.KubeVersion for charts (default: helm's)
   --api-versions GV       add to .Capabilities.APIVersions (repeatable)
   --is-upgrade            render HelmReleases as upgrades of existing releases
+  --no-cache              run every build again instead of reusing results kept in the
+                          render cache (FLUXLENS_CACHE_DIR/renders)
   -h, --help              show this help
 
 fluxlens serve | fluxlens worker

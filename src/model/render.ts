@@ -95,6 +95,8 @@ export interface RenderedCluster {
   objects: RenderedObject[];
   errors: RenderError[];
   tools: Record<string, string>;
+  /** Builds taken from the render cache, and builds that ran; absent without a cache. */
+  cache?: { hits: number; misses: number };
 }
 
 export function producerKey(ref: ProducerRef): string {

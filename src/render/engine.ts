@@ -7,7 +7,6 @@ import { join } from 'node:path';
 import type { ToolRunner } from '../tool-runner.js';
 import type { RenderedCluster } from '../model/index.js';
 import type { SourceMapping } from './source-mapping.js';
-import { DEFAULT_CHART_NETWORK, type ChartNetwork } from './helm/chart-network.js';
 
 export type EngineName = 'builtin' | 'flux-local';
 
@@ -22,6 +21,25 @@ export interface RenderRequest {
   /** The repository's own URL, to recognise GitRepositories that point at it. */
   repoUrl?: string;
 }
+
+/**
+ * How chart downloads may use the network (see helm/chart-network.ts): bounds on connecting
+ * and on the first byte of an answer, and whether repository-declared URLs may reach
+ * non-public addresses.
+ */
+export interface ChartNetwork {
+  /** 'deny' refuses repository-declared hosts that resolve to a non-public address. */
+  privateAddresses: 'allow' | 'deny';
+  connectTimeoutMs: number;
+  /** From the connection to the response's status line. */
+  responseTimeoutMs: number;
+}
+
+export const DEFAULT_CHART_NETWORK: ChartNetwork = {
+  privateAddresses: 'allow',
+  connectTimeoutMs: 10_000,
+  responseTimeoutMs: 30_000,
+};
 
 export interface HelmSettings {
   /** Inflate HelmReleases into the objects of their charts. */
@@ -53,6 +71,8 @@ export interface RenderSettings {
   maxOutputBytes: number;
   maxSourceFiles: number;
   helm: HelmSettings;
+  /** Per-producer results kept on disk by content key; absent: every build runs. */
+  cache?: { dir: string; maxBytes: number } | undefined;
 }
 
 export const DEFAULT_RENDER_SETTINGS: RenderSettings = {

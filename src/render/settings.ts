@@ -4,8 +4,12 @@
  * parallelism, limits), which a request never chooses.
  */
 import { z } from 'zod';
-import { DEFAULT_RENDER_SETTINGS, type EngineName, type RenderSettings } from './engine.js';
-import type { ChartNetwork } from './helm/chart-network.js';
+import {
+  DEFAULT_RENDER_SETTINGS,
+  type ChartNetwork,
+  type EngineName,
+  type RenderSettings,
+} from './engine.js';
 
 export const EngineNameSchema = z.enum(['builtin', 'flux-local']) satisfies z.ZodType<EngineName>;
 
@@ -42,6 +46,8 @@ export interface RenderMachine {
   maxOutputBytes: number;
   /** Chart download bounds and address policy; the library default when absent. */
   chartNetwork?: ChartNetwork;
+  /** Where build results are kept between renders, and how many bytes at most. */
+  renderCache?: { dir: string; maxBytes: number } | undefined;
 }
 
 export function renderSettings(machine: RenderMachine, options: RenderOptions): RenderSettings {
@@ -61,6 +67,7 @@ export function renderSettings(machine: RenderMachine, options: RenderOptions): 
       ...(machine.chartNetwork !== undefined ? { network: machine.chartNetwork } : {}),
       ...(options.kubeVersion !== undefined ? { kubeVersion: options.kubeVersion } : {}),
     },
+    ...(machine.renderCache !== undefined ? { cache: machine.renderCache } : {}),
     concurrency: machine.concurrency,
     toolTimeoutMs: machine.toolTimeoutMs,
     maxOutputBytes: machine.maxOutputBytes,

@@ -3,7 +3,8 @@
  * every object must match, except the listed places where flux-local differs from
  * Flux; for those the test checks the Flux behaviour instead.
  */
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -109,66 +110,95 @@ function ours(cluster: RenderedCluster, c: Case): Manifest[] {
     .map((o) => o.manifest);
 }
 
-describe.skipIf(!hasFluxLocalFixtures)('flux-local conformance snapshots', () => {
-  let repo = '';
-  const renders = new Map<string, Promise<RenderedCluster>>();
-  const engine = builtinEngine();
-  const render = (c: Case): Promise<RenderedCluster> => {
-    const key = `${c.entry}|${JSON.stringify(c.sources ?? [])}`;
-    let r = renders.get(key);
-    if (!r) {
-      r = engine.render({
-        repoDir: repo,
-        entry: c.entry,
-        sources: (c.sources ?? []).map((s) => ({ key: s.key, dir: join(repo, s.dir) })),
-        ...(c.repoUrl ? { repoUrl: c.repoUrl } : {}),
-      });
-      renders.set(key, r);
-    }
-    return r;
-  };
+/**
+ * Both ways: every build run, and every build answered by a render cache that an
+ * identical render filled just before (a cached result must be the build's own).
+ */
+const MODES = [
+  { mode: 'with every build run', cached: false },
+  { mode: 'from a warm render cache', cached: true },
+];
 
-  beforeAll(() => {
-    repo = fluxLocalRepo();
-  });
-  afterAll(() => rmSync(repo, { recursive: true, force: true }));
+describe.skipIf(!hasFluxLocalFixtures).each(MODES)(
+  'flux-local conformance snapshots, $mode',
+  ({ cached }) => {
+    let repo = '';
+    let cacheDir = '';
+    const renders = new Map<string, Promise<RenderedCluster>>();
+    const engine = () =>
+      builtinEngine(cached ? { cache: { dir: cacheDir, maxBytes: 256 * 1024 * 1024 } } : {});
+    const render = (c: Case): Promise<RenderedCluster> => {
+      const key = `${c.entry}|${JSON.stringify(c.sources ?? [])}`;
+      let r = renders.get(key);
+      if (!r) {
+        const once = () =>
+          engine().render({
+            repoDir: repo,
+            entry: c.entry,
+            sources: (c.sources ?? []).map((s) => ({ key: s.key, dir: join(repo, s.dir) })),
+            ...(c.repoUrl ? { repoUrl: c.repoUrl } : {}),
+          });
+        r = cached
+          ? once().then(async () => {
+              const warm = await once();
+              expect(warm.cache?.misses).toBe(0);
+              return warm;
+            })
+          : once();
+        renders.set(key, r);
+      }
+      return r;
+    };
 
-  it.each(CASES)('$snapshot matches, divergences checked the Flux way', async (c) => {
-    const cluster = await render(c);
-    const { unexplained, applied } = compare(c.snapshot, c.file, ours(cluster, c), cluster);
-    expect(unexplained).toEqual([]);
-    for (const d of DIVERGENCES.filter((d) => d.expectedIn.includes(c.snapshot))) {
-      expect(applied.has(d), `divergence '${d.name}' shows up in ${c.snapshot}`).toBe(true);
-    }
-  });
+    beforeAll(() => {
+      repo = fluxLocalRepo();
+      cacheDir = mkdtempSync(join(tmpdir(), 'fluxlens-conformance-cache-'));
+    });
+    afterAll(() => {
+      rmSync(repo, { recursive: true, force: true });
+      rmSync(cacheDir, { recursive: true, force: true });
+    });
 
-  it('renders cluster2 as flux-local does once its GitRepository ignore rule admits the tree', async () => {
-    const fixed = fluxLocalRepo();
-    try {
-      const file = join(fixed, td, 'cluster2/flux/config/cluster.yaml');
-      writeFileSync(file, readFileSync(file, 'utf8').replace(CLUSTER2_IGNORE, `!/${td}/cluster2`));
-      const cluster = await engine.render({
-        repoDir: fixed,
-        entry: `${td}/cluster2`,
-        sources: [],
-        repoUrl: CLUSTER2_URL,
-      });
-      const c: Case = {
-        snapshot: 'test_build_all[build-cluster2]',
-        file: 'test_build_all.ambr',
-        entry: '',
-      };
-      const { unexplained } = compare(c.snapshot, c.file, ours(cluster, c), cluster, []);
-      expect(unexplained).toEqual([
-        expect.stringMatching(
-          /^differs flux-system\/cluster source\.toolkit\.fluxcd\.io\/GitRepository\/flux-system\/home-ops-kubernetes/,
-        ),
-      ]);
-    } finally {
-      rmSync(fixed, { recursive: true, force: true });
-    }
-  });
-});
+    it.each(CASES)('$snapshot matches, divergences checked the Flux way', async (c) => {
+      const cluster = await render(c);
+      const { unexplained, applied } = compare(c.snapshot, c.file, ours(cluster, c), cluster);
+      expect(unexplained).toEqual([]);
+      for (const d of DIVERGENCES.filter((d) => d.expectedIn.includes(c.snapshot))) {
+        expect(applied.has(d), `divergence '${d.name}' shows up in ${c.snapshot}`).toBe(true);
+      }
+    });
+
+    it('renders cluster2 as flux-local does once its GitRepository ignore rule admits the tree', async () => {
+      const fixed = fluxLocalRepo();
+      try {
+        const file = join(fixed, td, 'cluster2/flux/config/cluster.yaml');
+        writeFileSync(
+          file,
+          readFileSync(file, 'utf8').replace(CLUSTER2_IGNORE, `!/${td}/cluster2`),
+        );
+        const cluster = await engine().render({
+          repoDir: fixed,
+          entry: `${td}/cluster2`,
+          sources: [],
+          repoUrl: CLUSTER2_URL,
+        });
+        const c: Case = {
+          snapshot: 'test_build_all[build-cluster2]',
+          file: 'test_build_all.ambr',
+          entry: '',
+        };
+        const { unexplained } = compare(c.snapshot, c.file, ours(cluster, c), cluster, []);
+        expect(unexplained).toEqual([
+          expect.stringMatching(
+            /^differs flux-system\/cluster source\.toolkit\.fluxcd\.io\/GitRepository\/flux-system\/home-ops-kubernetes/,
+          ),
+        ]);
+      } finally {
+        rmSync(fixed, { recursive: true, force: true });
+      }
+    });
+  },
+);
 
 function compare(
   snapshot: string,

@@ -16,6 +16,7 @@ import {
   HelmRelease,
   type ResolvedChart,
   type SecretKeysLookup,
+  type TemplateCache,
   chartCrdsMode,
   chartDefaultValues,
   composeValues,
@@ -45,6 +46,8 @@ export interface HelmBuildContext {
   runner: ToolRunner;
   settings: RenderSettings;
   scratchDir: () => string;
+  /** Absent: every release runs helm template. */
+  templateCache?: TemplateCache | undefined;
   configData: ConfigLookup;
   secretKeys: SecretKeysLookup;
   chartSources: Omit<
@@ -123,6 +126,7 @@ async function inflate(
         ...limits,
       },
       scratch,
+      ctx.templateCache,
     );
     const objects = await postRender(ctx.runner, rendered, hr, namespace, scratch, limits);
     const fileOf = await templateFiles(ctx, hr, chart);

@@ -11,12 +11,16 @@ import type { ToolRunner } from '../../tool-runner.js';
 import type { RenderSettings } from '../engine.js';
 import type { FluxKustomization } from '../flux/index.js';
 import {
+  buildInputs,
   generateKustomization,
   GenerateError,
   checkKustomizationTree,
   kustomizeBuild,
   UnsafePathError,
+  type DigestMemo,
+  type GeneratedKustomization,
 } from '../kustomize/index.js';
+import { renderCacheKey, type RenderCache } from '../cache/index.js';
 import {
   type Manifest,
   type ProducerRef,
@@ -41,9 +45,19 @@ const ORIGIN = 'config.kubernetes.io/origin';
 export const OWNER_NAME_LABEL = 'kustomize.toolkit.fluxcd.io/name';
 export const OWNER_NAMESPACE_LABEL = 'kustomize.toolkit.fluxcd.io/namespace';
 
+/** The render cache as a Kustomization build uses it. */
+export interface KustomizeCache {
+  store: RenderCache;
+  digests: DigestMemo;
+  /** `kustomize version`: another kustomize may build the same files differently. */
+  tool: string;
+}
+
 export interface BuildContext {
   runner: ToolRunner;
   settings: RenderSettings;
+  /** Absent: every build runs kustomize. */
+  cache?: KustomizeCache | undefined;
   /** A fresh folder path for one build's private copy. */
   scratchDir: () => string;
   /** The string data of a ConfigMap or Secret in the cluster rendered so far. */
@@ -76,22 +90,23 @@ export async function buildKustomization(
 ): Promise<BuildOutcome> {
   const copy = ctx.scratchDir();
   try {
+    const cached = ctx.cache && (await cachedBuild(ctx.cache, ctx.settings, input));
+    if (cached?.output !== undefined) {
+      // The same inputs built before: only what follows kustomize runs again.
+      const lineOf = sourceLineFinder(input.sourceRoot);
+      return { objects: await postBuild(ctx, input, cached.output, cached.origin, lineOf) };
+    }
     await copyTree(input.sourceRoot, copy, { mode: 'link' });
     const dir = join(copy, input.path);
     const generated = await generateKustomization(dir, input.path, input.ks);
-    const written = { ...generated.content };
-    if (!generated.fluxWantsOrigin) {
-      const meta = Array.isArray(written['buildMetadata'])
-        ? (written['buildMetadata'] as unknown[])
-        : [];
-      written['buildMetadata'] = [...meta, 'originAnnotations'];
-    }
+    const written = writtenKustomization(generated);
     await replaceFile(join(dir, generated.fileName), stringifyManifest(written));
     await checkKustomizationTree(copy, dir, ctx.settings.allowRemoteBases);
     const output = await kustomizeBuild(ctx.runner, dir, {
       ...ctx.settings,
       timeoutMs: ctx.settings.toolTimeoutMs,
     });
+    if (cached?.key !== undefined) await ctx.cache?.store.put(cached.key, output);
     const lineOf = sourceLineFinder(copy);
     return { objects: await postBuild(ctx, input, output, generated.fluxWantsOrigin, lineOf) };
   } catch (err) {
@@ -108,6 +123,56 @@ export async function buildKustomization(
     return { error: `kustomize build failed: ${withoutScratch(errorMessage(err), copy, input)}` };
   } finally {
     await rm(copy, { recursive: true, force: true });
+  }
+}
+
+/** The kustomization Flux writes: the generated one, asking kustomize for origins. */
+function writtenKustomization(generated: GeneratedKustomization): Record<string, unknown> {
+  const written = { ...generated.content };
+  if (!generated.fluxWantsOrigin) {
+    const meta = Array.isArray(written['buildMetadata'])
+      ? (written['buildMetadata'] as unknown[])
+      : [];
+    written['buildMetadata'] = [...meta, 'originAnnotations'];
+  }
+  return written;
+}
+
+/**
+ * The cache key of this build (absent when it cannot be cached) and, on a hit, the
+ * kustomize output stored under it. The key holds the kustomization as Flux writes it,
+ * the digest of every file the build can read, the kustomize version and the switches
+ * that change a build. Substitution, labels and commonMetadata come after kustomize and
+ * are applied again on every build, so their inputs need not be in it.
+ */
+async function cachedBuild(
+  cache: KustomizeCache,
+  settings: RenderSettings,
+  input: BuildInput,
+): Promise<{ key?: string; output?: string; origin: boolean } | undefined> {
+  try {
+    const dir = join(input.sourceRoot, input.path);
+    const generated = await generateKustomization(dir, input.path, input.ks);
+    const written = writtenKustomization(generated);
+    const inputs = await buildInputs(input.sourceRoot, dir, written, cache.digests);
+    const origin = generated.fluxWantsOrigin;
+    if (inputs === undefined) return { origin };
+    const key = renderCacheKey([
+      'kustomize-build/1',
+      cache.tool,
+      settings.allowRemoteBases,
+      settings.enableExecPlugins,
+      input.path,
+      generated.fileName,
+      written,
+      inputs,
+    ]);
+    const output = await cache.store.get(key);
+    return output === undefined ? { key, origin } : { key, output, origin };
+  } catch (err) {
+    // Whatever stops the key stops the build too, which reports it in its own words.
+    if (classify(err) === 'cancelled') throw err;
+    return undefined;
   }
 }
 

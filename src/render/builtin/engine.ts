@@ -8,6 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FluxlensError, UsageError } from '../../errors.js';
 import type { ProducerBuildDeps } from './build-producer.js';
+import type { KustomizeCache } from './build-kustomization.js';
+import type { TemplateCache } from '../helm/index.js';
+import { RenderCache } from '../cache/index.js';
 import {
   type Manifest,
   type RenderedCluster,
@@ -72,9 +75,12 @@ export class BuiltinEngine implements RenderEngine {
       producers.clusterObject(kind, ns, name) ?? sourceObjects.get(`${kind}/${ns}/${name}`);
     const sources = new Sources(workspace, repoRoot, request.repoUrl, request.sources, lookup);
     let builds = 0;
+    const cache = await this.cache();
     const common = {
       runner: this.deps.runner,
       settings: this.deps.settings,
+      cache: cache?.kustomize,
+      templateCache: cache?.helm,
       scratchDir: () => join(workspace, `build-${builds++}`),
       configData: (kind: 'ConfigMap' | 'Secret', ns: string, name: string) => {
         const m = lookup(kind, ns, name);
@@ -111,7 +117,21 @@ export class BuiltinEngine implements RenderEngine {
         onProgress?.(producers.progress());
       });
     }
-    return producers.result(await this.toolVersions());
+    const cluster = producers.result(await this.toolVersions());
+    if (cache) cluster.cache = { ...cache.kustomize.store.stats };
+    return cluster;
+  }
+
+  /** One store for the render, keyed apart by each tool's name and version. */
+  private async cache(): Promise<{ kustomize: KustomizeCache; helm?: TemplateCache } | undefined> {
+    const settings = this.deps.settings.cache;
+    if (settings === undefined) return undefined;
+    const store = new RenderCache(settings.dir, settings.maxBytes);
+    const version = async (tool: 'kustomize' | 'helm', args: string[]) =>
+      `${tool} ${(await this.deps.runner.run(tool, args)).stdout.trim()}`;
+    const kustomize = { store, digests: new Map(), tool: await version('kustomize', ['version']) };
+    if (!this.deps.settings.helm.enabled) return { kustomize };
+    return { kustomize, helm: { store, tool: await version('helm', ['version', '--short']) } };
   }
 
   private async toolVersions(): Promise<Record<string, string>> {

@@ -12,12 +12,8 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { ChartContentError } from './chart-content-error.js';
 import { ChartUnavailableError } from './chart-unavailable-error.js';
-import {
-  checkHostLiteral,
-  checkedLookup,
-  DEFAULT_CHART_NETWORK,
-  type ChartNetwork,
-} from './chart-network.js';
+import { DEFAULT_CHART_NETWORK, type ChartNetwork } from '../engine.js';
+import { checkHostLiteral, checkedLookup } from './chart-network.js';
 
 export interface FetchLimits {
   timeoutMs: number;

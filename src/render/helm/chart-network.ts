@@ -7,21 +7,8 @@
  */
 import { lookup as dnsLookup } from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
+import type { ChartNetwork } from '../engine.js';
 import { ChartUnavailableError } from './chart-unavailable-error.js';
-
-export interface ChartNetwork {
-  /** 'deny' refuses repository-declared hosts that resolve to a non-public address. */
-  privateAddresses: 'allow' | 'deny';
-  connectTimeoutMs: number;
-  /** From the connection to the response's status line. */
-  responseTimeoutMs: number;
-}
-
-export const DEFAULT_CHART_NETWORK: ChartNetwork = {
-  privateAddresses: 'allow',
-  connectTimeoutMs: 10_000,
-  responseTimeoutMs: 30_000,
-};
 
 const NON_PUBLIC = new BlockList();
 for (const [net, prefix] of [

@@ -4,7 +4,10 @@
  * applies those itself), the templates, and the hooks that run on that action. Values
  * travel in a file, never on the command line.
  */
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { renderCacheKey, type RenderCache } from '../cache/index.js';
 import { basename, join, resolve } from 'node:path';
 import { ToolError, type ToolRunner } from '../../tool-runner.js';
 import { objectMeta, type Manifest } from '../../model/index.js';
@@ -70,11 +73,73 @@ export function chartCrdsMode(hr: HelmRelease, userSkip: boolean): 'include' | '
   return install === 'Skip' && upgrade === 'Skip' ? 'skip' : 'include';
 }
 
+/** The render cache as `helm template` uses it. */
+export interface TemplateCache {
+  store: RenderCache;
+  /** `helm version`: another helm may render the same chart differently. */
+  tool: string;
+}
+
 export async function helmTemplate(
   runner: ToolRunner,
   opts: TemplateOptions,
   scratchDir: string,
+  cache?: TemplateCache,
 ): Promise<ChartRender> {
+  const key = cache && templateKey(cache.tool, opts);
+  const cached = key !== undefined ? await cache?.store.get(key) : undefined;
+  if (cached !== undefined) return splitOutput(cached, opts);
+  const stdout = await runTemplate(runner, opts, scratchDir);
+  if (key !== undefined) await cache?.store.put(key, stdout);
+  return splitOutput(stdout, opts);
+}
+
+/**
+ * What `helm template` renders from: the chart's files, the values, every switch, and
+ * helm's version; undefined for a chart too big to read for a key (it is rendered every
+ * time). The chart's folder is a private copy, so its path is left out.
+ */
+function templateKey(tool: string, opts: TemplateOptions): string | undefined {
+  const chart = chartDigest(opts.chartDir);
+  if (chart === undefined) return undefined;
+  const args = templateArgs({ ...opts, chartDir: '/chart' }, '/values.json');
+  return renderCacheKey(['helm-template/1', tool, args, opts.values, chart]);
+}
+
+const MAX_KEY_FILES = 5000;
+const MAX_KEY_BYTES = 256 * 1024 * 1024;
+
+/** The chart folder's files and their digests, read synchronously (many small files). */
+function chartDigest(dir: string): string | undefined {
+  const hash = createHash('sha256');
+  let files = 0;
+  let bytes = 0;
+  const walk = (rel: string): boolean => {
+    const entries = readdirSync(join(dir, rel), { withFileTypes: true }).sort((a, b) =>
+      a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+    );
+    for (const entry of entries) {
+      const path = rel ? `${rel}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) {
+        if (!walk(path)) return false;
+      } else if (entry.isFile()) {
+        const content = readFileSync(join(dir, path));
+        files += 1;
+        bytes += content.byteLength;
+        if (files > MAX_KEY_FILES || bytes > MAX_KEY_BYTES) return false;
+        hash.update(`${path}\0${content.byteLength}\0`).update(content);
+      }
+    }
+    return true;
+  };
+  return walk('') ? hash.digest('hex') : undefined;
+}
+
+async function runTemplate(
+  runner: ToolRunner,
+  opts: TemplateOptions,
+  scratchDir: string,
+): Promise<string> {
   await mkdir(scratchDir, { recursive: true });
   const work = await mkdtemp(join(scratchDir, 'helm-template-'));
   try {
@@ -93,7 +158,7 @@ export async function helmTemplate(
       if (!(err instanceof ToolError)) throw err;
       throw new TemplateError(helmMessage(err, work, opts.chartDir), { cause: err });
     }
-    return splitOutput(stdout, opts);
+    return stdout;
   } finally {
     await rm(work, { recursive: true, force: true });
   }

@@ -4,3 +4,5 @@
  */
 export { UnsafePathError, checkKustomizationTree, kustomizeBuild } from './build.js';
 export { GenerateError, generateKustomization } from './generate.js';
+export type { GeneratedKustomization } from './generate.js';
+export { buildInputs, type DigestMemo } from './build-inputs.js';

@@ -1,0 +1,108 @@
+/**
+ * Per-producer build results kept by content key, on disk so that they outlive the
+ * process: the base of most PRs is the same merge-base, and a one-file PR's head shares
+ * all but a few builds with its base. A key covers everything a build reads (see its
+ * callers), so a hit is the build's own output, not an approximation.
+ *
+ *   <dir>/<key[0:2]>/<key>.json   one entry, written to a temporary file and renamed into
+ *                                 place: a reader sees a whole entry or none, and two
+ *                                 processes writing one key both leave the same content.
+ *
+ * Bounded in bytes: an entry's modification time is its last use, and the least recently
+ * used entries go first when a write takes the folder past the bound. A read that loses
+ * a race with eviction is a miss. Entries are readable by their owner only: a build's
+ * output may hold what the repository's Secrets say.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+export interface RenderCacheStats {
+  hits: number;
+  misses: number;
+}
+
+const KEY = /^[0-9a-f]{64}$/;
+/** Writes between two measurements of the folder's size. */
+const MEASURE_EVERY = 64;
+
+export function renderCacheKey(parts: unknown): string {
+  return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
+}
+
+export class RenderCache {
+  readonly stats: RenderCacheStats = { hits: 0, misses: 0 };
+  #writes = 0;
+  #size: number | undefined;
+
+  constructor(
+    readonly dir: string,
+    readonly maxBytes: number,
+  ) {}
+
+  async get(key: string): Promise<string | undefined> {
+    const file = this.fileOf(key);
+    const text = await readFile(file, 'utf8').catch(() => undefined);
+    if (text === undefined) {
+      this.stats.misses += 1;
+      return undefined;
+    }
+    this.stats.hits += 1;
+    const now = new Date();
+    await utimes(file, now, now).catch(() => undefined);
+    return text;
+  }
+
+  async put(key: string, value: string): Promise<void> {
+    const file = this.fileOf(key);
+    await mkdir(join(this.dir, key.slice(0, 2)), { recursive: true, mode: 0o700 });
+    const tmp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
+    try {
+      await writeFile(tmp, value, { mode: 0o600 });
+      await rename(tmp, file);
+    } finally {
+      await rm(tmp, { force: true });
+    }
+    this.#size = this.#size === undefined ? undefined : this.#size + Buffer.byteLength(value);
+    if (
+      this.#size === undefined ||
+      this.#size > this.maxBytes ||
+      ++this.#writes % MEASURE_EVERY === 0
+    )
+      await this.evict();
+  }
+
+  /** Removes the least recently used entries until the folder is within its bound. */
+  async evict(): Promise<void> {
+    const entries = await this.entries();
+    let size = entries.reduce((total, e) => total + e.size, 0);
+    entries.sort((a, b) => a.used - b.used);
+    for (const entry of entries) {
+      if (size <= this.maxBytes) break;
+      await rm(entry.file, { force: true });
+      size -= entry.size;
+    }
+    this.#size = size;
+  }
+
+  private fileOf(key: string): string {
+    if (!KEY.test(key)) throw new Error(`not a render cache key: ${key}`);
+    return join(this.dir, key.slice(0, 2), `${key}.json`);
+  }
+
+  private async entries(): Promise<Array<{ file: string; size: number; used: number }>> {
+    const out: Array<{ file: string; size: number; used: number }> = [];
+    const shards = await readdir(this.dir).catch(() => [] as string[]);
+    for (const shard of shards) {
+      if (!/^[0-9a-f]{2}$/.test(shard)) continue;
+      const names = await readdir(join(this.dir, shard)).catch(() => [] as string[]);
+      for (const name of names) {
+        if (!name.endsWith('.json')) continue;
+        const file = join(this.dir, shard, name);
+        const info = await stat(file).catch(() => undefined);
+        if (info) out.push({ file, size: info.size, used: info.mtimeMs });
+      }
+    }
+    return out;
+  }
+}

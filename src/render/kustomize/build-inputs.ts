@@ -1,0 +1,109 @@
+/**
+ * Everything one `kustomize build` can read, for a cache key: the kustomization it is
+ * given (written by Flux's generator, so in memory) and, following the same references
+ * the safety walk follows (resources, components, patches, generator files...), every
+ * file under the source root they reach, each with a digest of its content. A referenced
+ * path that does not exist is part of the answer too: creating it changes the build.
+ * Anything the build could read from elsewhere (a remote base, a path out of the root)
+ * gives no answer, and the build is not cached.
+ */
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { parseDocuments } from '../yaml.js';
+import { findKustomizationFile } from './generate.js';
+import { isRemote, referencedPaths } from './build.js';
+
+/** Digests of files already read, by real path; one per render, while its sources stand still. */
+export type DigestMemo = Map<string, string>;
+
+const MAX_DEPTH = 64;
+
+class NotCacheable extends Error {}
+
+/**
+ * `[path relative to the root, digest]` for each file the build of `dir` (under `root`)
+ * can read, sorted; undefined when the build is not cacheable.
+ */
+export async function buildInputs(
+  root: string,
+  dir: string,
+  top: Record<string, unknown>,
+  memo: DigestMemo = new Map(),
+): Promise<Array<[string, string]> | undefined> {
+  // Synchronous reads: a walk is hundreds of small reads, which the thread pool's round
+  // trips would make slower than the builds they save.
+  const realRoot = realpathSync(root);
+  const inputs = new Map<string, string>();
+  const seen = new Set<string>();
+  const relOf = (path: string) => relative(realRoot, path).split(sep).join('/') || '.';
+  const inside = (path: string) => path === realRoot || path.startsWith(realRoot + sep);
+
+  const addFile = (real: string): void => {
+    let digest = memo.get(real);
+    if (digest === undefined) {
+      digest = createHash('sha256').update(readFileSync(real)).digest('hex');
+      memo.set(real, digest);
+    }
+    inputs.set(relOf(real), digest);
+  };
+
+  const follow = async (current: string, kus: Record<string, unknown>, depth: number) => {
+    for (const { path, dirOk } of referencedPaths(kus)) {
+      if (isRemote(path) || isAbsolute(path)) throw new NotCacheable();
+      const target = resolve(current, path);
+      const real = realOrUndefined(target);
+      if (real === undefined) {
+        if (!inside(target)) throw new NotCacheable();
+        inputs.set(relOf(target), 'missing');
+        continue;
+      }
+      if (!inside(real)) throw new NotCacheable();
+      if (statSync(real).isDirectory()) {
+        if (!dirOk) throw new NotCacheable();
+        await visitDir(real, depth + 1);
+      } else {
+        addFile(real);
+      }
+    }
+  };
+
+  const visitDir = async (real: string, depth: number): Promise<void> => {
+    if (depth > MAX_DEPTH) throw new NotCacheable();
+    if (seen.has(real)) return;
+    seen.add(real);
+    addFolderFiles(real);
+    const name = await findKustomizationFile(real);
+    if (!name) return;
+    const parsed = parseDocuments(readFileSync(join(real, name), 'utf8'));
+    if (parsed.error !== undefined) throw new NotCacheable();
+    await follow(real, parsed.documents[0]?.manifest ?? {}, depth);
+  };
+
+  /** The folder's own files: whatever kustomize reads there is among them. */
+  const addFolderFiles = (real: string): void => {
+    for (const entry of readdirSync(real, { withFileTypes: true })) {
+      if (entry.isFile()) addFile(join(real, entry.name));
+    }
+  };
+
+  try {
+    const start = realpathSync(dir);
+    if (!inside(start)) return undefined;
+    seen.add(start);
+    addFolderFiles(start);
+    await follow(start, top, 0);
+  } catch (err) {
+    if (err instanceof NotCacheable) return undefined;
+    throw err;
+  }
+  return [...inputs].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+function realOrUndefined(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+}
