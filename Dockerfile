@@ -1,86 +1,107 @@
 # syntax=docker/dockerfile:1
-# The fluxlens service image: `docker build -t fluxlens .` (needs internet access and BuildKit).
+# The fluxlens service image (BuildKit; the tools stage downloads release archives):
+#   docker build -t fluxlens --build-arg VERSION=0.1.0 --build-arg REVISION="$(git rev-parse HEAD)" .
+#   --build-arg WITH_FLUX_LOCAL=true   adds the flux-local engine (flux-local and the flux CLI)
+# It runs with a read-only root file system, writing only to its cache volume and /tmp:
+#   docker run --read-only --tmpfs /tmp -v fluxlens-cache:/var/cache/fluxlens -p 8080:8080 ... fluxlens
 #
-# The render tools (kustomize, helm, flux, flux-local) are installed by scripts/install-tools,
-# the same script developers and CI run, in a build stage that has Go and Python; the runtime
-# stage gets only the resulting tools directory, plus the Python that flux-local's virtualenv
-# was made with. flate (a test oracle, AGPL) and the test services are never installed here.
+# No version of a render tool is written here: scripts/install-image-tools installs the ones
+# pinned in scripts/tool-versions.sh, which scripts/install-tools (development, CI) reads too.
 
-ARG NODE_IMAGE=node:20-bookworm-slim
-ARG GO_IMAGE=golang:1.26-bookworm
-# flux-local 7.11.0 needs Python >= 3.12; Debian bookworm's own python3 is 3.11.
-ARG PYTHON_VERSION=3.12
+# Debian trixie: its python3 (3.13) runs flux-local 7.11, which needs Python >= 3.12.
+ARG NODE_IMAGE=node:20-trixie-slim
 
-FROM ${GO_IMAGE} AS go
-
-FROM python:${PYTHON_VERSION}-slim-bookworm AS python
-
-# --- tools: the pinned render tools, built from source -----------------------------------------
-FROM python AS tools
-# git: flux-local's GitPython will not import without it (install-tools runs `flux-local --help`).
-# Debian stable's versions are not pinned: its mirrors keep only the current one.
-# hadolint ignore=DL3008
-RUN apt-get update \
- && apt-get install -y --no-install-recommends git \
- && rm -rf /var/lib/apt/lists/*
-COPY --from=go /usr/local/go /usr/local/go
-ENV PATH=/usr/local/go/bin:$PATH \
-    FLUXLENS_TOOLS_DIR=/opt/fluxlens/tools
-COPY scripts/install-tools /src/scripts/install-tools
-RUN --mount=type=cache,target=/root/go/pkg/mod \
-    --mount=type=cache,target=/root/.cache/go-build \
-    --mount=type=cache,target=/root/.cache/pip \
-    bash /src/scripts/install-tools kustomize helm flux flux-local \
- && rm -rf /opt/fluxlens/tools/logs /opt/fluxlens/tools/.install.lock
-
-# --- build: compile the TypeScript -------------------------------------------------------------
+# --- build: compile the TypeScript, then drop the development dependencies ----------------------
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --ignore-scripts
+# --ignore-scripts: `prepare` would compile before the sources are copied, and no dependency
+# needs its install script (msgpackr-extract ships prebuilt binaries; msgpackr falls back to JS).
+RUN --mount=type=cache,target=/root/.npm \
+    npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
-COPY src ./src
-COPY workers ./workers
 COPY schema ./schema
-RUN npm run build
+COPY workers ./workers
+COPY src ./src
+RUN npm run build \
+ && npm prune --omit=dev --ignore-scripts --no-audit --no-fund
 
-# --- deps: production node_modules only --------------------------------------------------------
-FROM ${NODE_IMAGE} AS deps
-WORKDIR /app
-COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --ignore-scripts
-
-# --- runtime -----------------------------------------------------------------------------------
-FROM ${NODE_IMAGE} AS runtime
-ARG PYTHON_VERSION
-# git: fluxlens and flux-local read repositories with it. The libraries are the runtime
-# packages of the official python image, which the Python copied below links against.
+# --- tools: kustomize, helm (and flux-local, the flux CLI) into /opt/fluxlens/tools --------------
+FROM ${NODE_IMAGE} AS tools
+ARG WITH_FLUX_LOCAL=false
+# Debian stable's versions are not pinned: its mirrors keep only the current one.
 # hadolint ignore=DL3008
 RUN apt-get update \
- && apt-get install -y --no-install-recommends \
-      ca-certificates git netbase tzdata \
-      libbz2-1.0 libdb5.3 libexpat1 libffi8 libgdbm6 liblzma5 libncursesw6 libreadline8 \
-      libsqlite3-0 libssl3 libtinfo6 libuuid1 zlib1g \
+ && apt-get install -y --no-install-recommends ca-certificates curl \
  && rm -rf /var/lib/apt/lists/*
-# flux-local's virtualenv points at /usr/local/bin/python${PYTHON_VERSION}, as in the tools stage.
-COPY --from=python /usr/local/bin/python${PYTHON_VERSION} /usr/local/bin/
-COPY --from=python /usr/local/lib/libpython3* /usr/local/lib/
-COPY --from=python /usr/local/lib/python${PYTHON_VERSION} /usr/local/lib/python${PYTHON_VERSION}
+COPY scripts/tool-versions.sh scripts/tool-installers.sh scripts/install-tools scripts/install-image-tools \
+     /src/scripts/
+# Release archives checked against the SHA-256 in tool-versions.sh; with flux-local, Debian's
+# python3 and git (its probe imports GitPython) and a virtualenv from PyPI.
+RUN --mount=type=cache,target=/root/.cache/pip \
+    if [ "$WITH_FLUX_LOCAL" = true ]; then set -- --with-flux-local; fi \
+ && bash /src/scripts/install-image-tools "$@" /opt/fluxlens/tools
+
+# --- runtime -------------------------------------------------------------------------------------
+FROM ${NODE_IMAGE} AS runtime
+ARG WITH_FLUX_LOCAL=false
+# git: fluxlens reads repositories with it. tini: PID 1, forwards SIGTERM to node and reaps the
+# tool processes a render leaves behind. python3: what flux-local's virtualenv runs on.
+# hadolint ignore=DL3008,SC2046
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends ca-certificates git tini \
+      $(if [ "$WITH_FLUX_LOCAL" = true ]; then echo python3; fi) \
+ && rm -rf /var/lib/apt/lists/*
+# The service user owns its cache volume and nothing else.
+RUN groupadd --gid 10001 fluxlens \
+ && useradd --uid 10001 --gid 10001 --home-dir /var/cache/fluxlens/home --no-create-home \
+      --shell /usr/sbin/nologin fluxlens \
+ && install -d -o 10001 -g 10001 -m 0750 /var/cache/fluxlens /var/cache/fluxlens/home
 COPY --from=tools /opt/fluxlens/tools /opt/fluxlens/tools
+# Everything that writes is pointed at the cache volume or /tmp, so the root file system can be
+# read-only: fluxlens' cache, git and helm (through HOME and XDG), Python's bytecode (not at all).
 ENV FLUXLENS_TOOLS_DIR=/opt/fluxlens/tools \
+    FLUXLENS_CACHE_DIR=/var/cache/fluxlens \
     PATH=/opt/fluxlens/tools/bin:$PATH \
+    HOME=/var/cache/fluxlens/home \
+    XDG_CACHE_HOME=/var/cache/fluxlens/home/.cache \
+    XDG_CONFIG_HOME=/var/cache/fluxlens/home/.config \
+    XDG_DATA_HOME=/var/cache/fluxlens/home/.local/share \
+    HELM_CACHE_HOME=/var/cache/fluxlens/home/.cache/helm \
+    HELM_CONFIG_HOME=/var/cache/fluxlens/home/.config/helm \
+    HELM_DATA_HOME=/var/cache/fluxlens/home/.local/share/helm \
+    TMPDIR=/tmp \
+    PYTHONDONTWRITEBYTECODE=1 \
     NODE_ENV=production
-# Fail the build here if a copied tool does not run in this stage.
-RUN --mount=type=bind,from=tools,source=/src/scripts/install-tools,target=/tmp/install-tools \
-    ldconfig \
- && bash /tmp/install-tools --check kustomize helm flux flux-local
-
 WORKDIR /app
-COPY package.json ./
-COPY bin ./bin
-COPY --from=deps /app/node_modules ./node_modules
-COPY --from=build /app/dist ./dist
+# By number, so that Kubernetes' runAsNonRoot can verify it is not root.
+USER 10001:10001
+# Fail the build here if a copied tool does not run, as the service user, in this stage.
+RUN --mount=type=bind,source=scripts,target=/mnt/scripts \
+    if [ "$WITH_FLUX_LOCAL" = true ]; then set -- --with-flux-local; fi \
+ && bash /mnt/scripts/install-image-tools --check "$@" /opt/fluxlens/tools
 
-# The image's `node` user, by number so that Kubernetes' runAsNonRoot can verify it.
-USER 1000:1000
-ENTRYPOINT ["node", "/app/bin/fluxlens.js"]
+# root's files, read-only to the service user: nothing under /app is written at run time.
+COPY --chown=0:0 package.json ./
+COPY --chown=0:0 bin ./bin
+COPY --from=build --chown=0:0 /app/node_modules ./node_modules
+COPY --from=build --chown=0:0 /app/dist ./dist
+
+# Charts, git mirrors and (without Redis) results; an anonymous volume keeps `docker run --read-only`
+# working when none is mounted. Kubernetes probes /healthz, so there is no HEALTHCHECK.
+VOLUME ["/var/cache/fluxlens"]
+# 8080: `fluxlens serve`; 9090: a `fluxlens worker`'s /metrics and /healthz.
+EXPOSE 8080 9090
+ENTRYPOINT ["/usr/bin/tini", "--", "node", "/app/bin/fluxlens.js"]
+CMD ["serve"]
+
+# Last, so that a new version or revision rebuilds no layer above.
+ARG VERSION=0.0.0-dev
+ARG REVISION=unknown
+ARG SOURCE_URL=https://github.com/fluxlens/fluxlens
+LABEL org.opencontainers.image.title="fluxlens" \
+      org.opencontainers.image.description="Reviews Flux GitOps pull requests as rendered Kubernetes objects" \
+      org.opencontainers.image.licenses="Apache-2.0" \
+      org.opencontainers.image.source="${SOURCE_URL}" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${REVISION}"
