@@ -117,7 +117,7 @@ export class BuiltinEngine implements RenderEngine {
         onProgress?.(producers.progress());
       });
     }
-    const cluster = producers.result(await this.toolVersions());
+    const cluster = producers.result({ ...(await this.toolVersions()) });
     if (cache) cluster.cache = { ...cache.kustomize.store.stats };
     return cluster;
   }
@@ -127,14 +127,21 @@ export class BuiltinEngine implements RenderEngine {
     const settings = this.deps.settings.cache;
     if (settings === undefined) return undefined;
     const store = new RenderCache(settings.dir, settings.maxBytes);
-    const version = async (tool: 'kustomize' | 'helm', args: string[]) =>
-      `${tool} ${(await this.deps.runner.run(tool, args)).stdout.trim()}`;
-    const kustomize = { store, digests: new Map(), tool: await version('kustomize', ['version']) };
-    if (!this.deps.settings.helm.enabled) return { kustomize };
-    return { kustomize, helm: { store, tool: await version('helm', ['version', '--short']) } };
+    const tools = await this.toolVersions();
+    const kustomize = { store, digests: new Map(), tool: `kustomize ${tools['kustomize']}` };
+    if (tools['helm'] === undefined) return { kustomize };
+    return { kustomize, helm: { store, tool: `helm ${tools['helm']}` } };
   }
 
-  private async toolVersions(): Promise<Record<string, string>> {
+  #versions: Promise<Record<string, string>> | undefined;
+
+  /** Asked once per engine: both sides of a diff render with the same tools. */
+  private toolVersions(): Promise<Record<string, string>> {
+    this.#versions ??= this.askToolVersions();
+    return this.#versions;
+  }
+
+  private async askToolVersions(): Promise<Record<string, string>> {
     const kustomize = (await this.deps.runner.run('kustomize', ['version'])).stdout.trim();
     if (!this.deps.settings.helm.enabled) return { kustomize };
     const helm = (await this.deps.runner.run('helm', ['version', '--short'])).stdout.trim();
