@@ -60,17 +60,8 @@ export async function analyze(
   deps: AnalysisDeps,
 ): Promise<AnalysisOutcome> {
   const runner = deps.signal ? deps.runner.withSignal(deps.signal) : deps.runner;
-  const settings = renderSettings(deps.machine, request.render);
-  const run: Run = {
-    request,
-    deps,
-    runner,
-    settings,
-    engine: (deps.createEngine ?? createEngine)(request.engine, { runner, settings }),
-    clock: new Stopwatch(deps.now ?? (() => performance.now())),
-  };
-  const { clock } = run;
-  const git = { timeoutMs: settings.toolTimeoutMs };
+  const clock = new Stopwatch(deps.now ?? (() => performance.now()));
+  const git = { timeoutMs: deps.machine.toolTimeoutMs };
 
   const revisions = await clock.time('git', () =>
     resolveRevisions(runner, request.repoDir, request, git),
@@ -87,6 +78,21 @@ export async function analyze(
   const added = await clock.time('policy', () =>
     clustersAddedAtHead(policy, () => readPolicy(revisions.head.sha), RULE_IDS),
   );
+  // The request may ask for it; else the base's policy says how to render in-cluster sources.
+  const settings = renderSettings(deps.machine, {
+    ...request.render,
+    inClusterSources: request.render.inClusterSources ?? policy.inClusterSources ?? 'assume',
+  });
+  const run: Run = {
+    request,
+    deps,
+    runner,
+    settings,
+    engine: (deps.createEngine ?? createEngine)(request.engine, { runner, settings }),
+    clock,
+  };
+
+  if (revisions.base.sha === revisions.head.sha) return sameCommit(run, revisions, policy.failOn);
 
   const rendered: RenderedPair[] = [];
   for (const entry of clusterEntries([...policy.clusters, ...added], request.paths)) {
@@ -107,6 +113,18 @@ export async function analyze(
   result.timings = { ...clock.finish(), ...cacheCounts(rendered) };
   deps.logger?.debug({ timings: result.timings }, 'analysis finished');
   return { result, failOn: policy.failOn, revisions };
+}
+
+/**
+ * Base and head are one commit (a branch not yet ahead of its base): nothing can differ,
+ * so nothing is rendered, and the headline says why rather than "no changes found".
+ */
+function sameCommit(run: Run, revisions: ResolvedRevisions, failOn: FailOn): AnalysisOutcome {
+  const result = assembleResult(revisions, [], [], run.request.labels);
+  const sha = revisions.head.sha.slice(0, 12);
+  result.verdict.headline = `Nothing to compare: the head is its base (${sha})`;
+  result.timings = run.clock.finish();
+  return { result, failOn, revisions };
 }
 
 /** How many builds the render cache answered, and how many ran, on both sides. */

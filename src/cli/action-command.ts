@@ -23,7 +23,7 @@ import {
 import { analyzeCheckout, parseDiffArgs } from './diff-command.js';
 import { parseFlags } from './flags.js';
 import type { CliIO } from './io.js';
-import { USAGE } from './usage.js';
+import { usageOf } from './usage.js';
 
 /** The report file has no size limit of GitHub's; this only bounds a pathological one. */
 const REPORT_FILE_MAX_BYTES = 64 * 1024 * 1024;
@@ -47,7 +47,7 @@ export const ACTION_OUTPUTS = [
 
 export async function actionCommand(args: string[], io: CliIO): Promise<number> {
   if (parseFlags(args, { help: { type: 'boolean', short: 'h', default: false } }).help) {
-    io.stdout(USAGE);
+    io.stdout(usageOf('action'));
     return 0;
   }
   const ctx = await readActionContext(io.env);

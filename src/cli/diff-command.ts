@@ -16,7 +16,7 @@ import { gate } from '../risk/index.js';
 import { createToolRunner } from '../tool-runner.js';
 import {
   engineName,
-  entryPath,
+  entryPaths,
   oneOf,
   parseFlags,
   RENDER_OPTIONS,
@@ -25,7 +25,7 @@ import {
   sourceMappings,
 } from './flags.js';
 import type { CliIO } from './io.js';
-import { USAGE } from './usage.js';
+import { usageOf } from './usage.js';
 
 const FORMATS = ['markdown', 'json', 'text', 'html'] as const;
 type Format = (typeof FORMATS)[number];
@@ -50,7 +50,7 @@ export type DiffFlags = ReturnType<typeof parseDiffArgs>;
 export async function diffCommand(args: string[], io: CliIO): Promise<number> {
   const opts = parseDiffArgs(args);
   if (opts.help) {
-    io.stdout(USAGE);
+    io.stdout(usageOf('diff'));
     return 0;
   }
   const format = oneOf('--format', opts.format, FORMATS);
@@ -65,11 +65,11 @@ export async function diffCommand(args: string[], io: CliIO): Promise<number> {
 export async function analyzeCheckout(opts: DiffFlags, io: CliIO): Promise<AnalysisOutcome> {
   const engine = engineName(opts);
   const sources = sourceMappings(opts);
-  const paths = opts.path.map(entryPath);
   const config = loadConfig(io.env, availableParallelism());
   const runner = createToolRunner(config);
   // Run from a subfolder of the checkout, the whole repository is still what is reviewed.
   const repo = await repositoryRoot(runner, opts.repo, { timeoutMs: config.toolTimeoutMs });
+  const paths = await entryPaths(opts.path, opts.repo, repo);
   const repoUrl = opts['repo-url'] ?? (await repositoryUrl(runner, repo));
   const request: AnalysisRequest = {
     repoDir: repo,

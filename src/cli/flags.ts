@@ -2,7 +2,10 @@
  * The flags `render` and `diff` share, and the one place they become RenderOptions: the
  * CLI maps kebab-case flags to the camelCase options a job payload carries, nothing more.
  */
+import { realpath } from 'node:fs/promises';
+import { isAbsolute, posix, relative, sep } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { nearest } from './suggest.js';
 import { errorMessage, UsageError } from '../errors.js';
 import { repositoryPath } from '../model/index.js';
 import {
@@ -103,6 +106,32 @@ export function parseFlags<T extends Options>(args: string[], options: T) {
   try {
     return parseArgs({ args, strict: true, allowPositionals: false, options }).values;
   } catch (err) {
-    throw new UsageError(errorMessage(err));
+    throw new UsageError(flagError(err, Object.keys(options)));
   }
+}
+
+/** Node's message for an unknown option is about positionals; say what was meant instead. */
+function flagError(err: unknown, known: readonly string[]): string {
+  const code = (err as { code?: unknown }).code;
+  const unknown = /Unknown option '(-{1,2})([^']*)'/.exec(errorMessage(err));
+  if (code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || unknown === null) return errorMessage(err);
+  const [, dashes = '--', name = ''] = unknown;
+  const meant = nearest(name, known);
+  return `unknown option '${dashes}${name}'${meant ? `; did you mean --${meant}?` : ''}`;
+}
+
+/**
+ * `--path` as the user meant it: relative to the folder `--repo` names (the current one by
+ * default), as git takes paths, so `--path prod` from `clusters/` is `clusters/prod`.
+ */
+export async function entryPaths(
+  paths: readonly string[],
+  repoFlag: string,
+  root: string,
+): Promise<string[]> {
+  const real = (dir: string) => realpath(dir).catch(() => dir);
+  const [from, top] = await Promise.all([real(repoFlag), real(root)]);
+  const prefix = relative(top, from).split(sep).join('/');
+  const inside = prefix !== '' && !prefix.startsWith('..') && !isAbsolute(prefix);
+  return paths.map((p) => entryPath(inside && !posix.isAbsolute(p) ? posix.join(prefix, p) : p));
 }

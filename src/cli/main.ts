@@ -3,12 +3,13 @@
  * final error to an exit code and a message, with advice the error's data calls for.
  */
 import { classify, errorMessage, RevisionError, UsageError } from '../errors.js';
-import { actionCommand } from './action-command.js';
 import { diffCommand } from './diff-command.js';
 import type { CliIO } from './io.js';
 import { renderCommand } from './render-command.js';
-import { serveCommand } from './serve-command.js';
-import { USAGE } from './usage.js';
+import { nearest } from './suggest.js';
+import { USAGE, usageOf } from './usage.js';
+
+const COMMANDS = ['diff', 'render', 'serve', 'worker', 'action'];
 
 export type { CliIO } from './io.js';
 
@@ -46,14 +47,19 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
     }
     if (command === 'render') return await renderCommand(rest, io);
     if (command === 'diff') return await diffCommand(rest, io);
-    if (command === 'serve') return await serveCommand(rest, io);
-    if (command === 'action') return await actionCommand(rest, io);
+    // The service and the Action load fastify, BullMQ and Octokit: not for render or diff.
+    if (command === 'serve')
+      return await (await import('./serve-command.js')).serveCommand(rest, io);
+    if (command === 'action')
+      return await (await import('./action-command.js')).actionCommand(rest, io);
     // bin/fluxlens.js runs the worker process itself (workers/); here only its help is left.
     if (command === 'worker' && (rest.includes('--help') || rest.includes('-h'))) {
-      io.stdout(USAGE);
+      io.stdout(usageOf('worker'));
       return 0;
     }
-    throw new UsageError(`unknown command '${command}' (see fluxlens --help)`);
+    const meant = nearest(command, COMMANDS);
+    const hint = meant ? `; did you mean '${meant}'?` : ' (see fluxlens --help)';
+    throw new UsageError(`unknown command '${command}'${hint}`);
   } catch (err) {
     io.stderr(`fluxlens: ${errorMessage(err)}${advice(err)}\n`);
     const kind = classify(err);

@@ -17,6 +17,7 @@ import { createToolRunner } from '../tool-runner.js';
 import {
   engineName,
   entryPath,
+  entryPaths,
   parseFlags,
   RENDER_OPTIONS,
   renderMachine,
@@ -24,13 +25,13 @@ import {
   sourceMappings,
 } from './flags.js';
 import type { CliIO } from './io.js';
-import { USAGE } from './usage.js';
+import { usageOf } from './usage.js';
 
 function parseRenderArgs(args: string[]) {
   return parseFlags(args, {
     repo: { type: 'string', default: '.' },
     rev: { type: 'string' },
-    path: { type: 'string', default: '.' },
+    path: { type: 'string' },
     output: { type: 'string', default: 'yaml' },
     ...RENDER_OPTIONS,
   });
@@ -39,7 +40,7 @@ function parseRenderArgs(args: string[]) {
 export async function renderCommand(args: string[], io: CliIO): Promise<number> {
   const opts = parseRenderArgs(args);
   if (opts.help) {
-    io.stdout(USAGE);
+    io.stdout(usageOf('render'));
     return 0;
   }
   const engine = engineName(opts);
@@ -60,7 +61,12 @@ export async function renderCommand(args: string[], io: CliIO): Promise<number> 
   const cluster = await renderer.render(
     {
       repoDir: repo,
-      entry: entryPath(opts.path),
+      entry:
+        opts.path === undefined
+          ? '.'
+          : opts.rev === undefined
+            ? entryPath(opts.path)
+            : ((await entryPaths([opts.path], opts.repo, repo))[0] ?? '.'),
       sources,
       ...(opts.rev !== undefined ? { rev: opts.rev } : {}),
       ...(repoUrl !== undefined ? { repoUrl } : {}),
@@ -79,7 +85,8 @@ export async function renderCommand(args: string[], io: CliIO): Promise<number> 
  */
 function notRendered(cluster: RenderedCluster, output: string): string {
   const skipped = cluster.producers.filter((p) => p.skipped !== undefined);
-  if (cluster.errors.length === 0 && skipped.length === 0) return '';
+  const assumed = cluster.producers.filter((p) => p.assumed !== undefined);
+  if (cluster.errors.length === 0 && skipped.length === 0 && assumed.length === 0) return '';
   const secrets = secretValuesOf(cluster);
   const lines: string[] = [];
   if (cluster.errors.length > 0) {
@@ -97,6 +104,14 @@ function notRendered(cluster: RenderedCluster, output: string): string {
   if (skipped.length > 0) {
     lines.push(`fluxlens: ${plural(skipped.length, 'producer')} not rendered (skipped):`);
     for (const p of skipped) lines.push(`  ${p.kind} ${p.namespace}/${p.name}: ${p.skipped}`);
+  }
+  if (assumed.length > 0) {
+    lines.push(
+      `fluxlens: ${plural(assumed.length, 'producer')} rendered with values only the cluster holds as unknown:`,
+    );
+    for (const p of assumed) {
+      for (const a of p.assumed ?? []) lines.push(`  ${p.kind} ${p.namespace}/${p.name}: ${a}`);
+    }
   }
   return `${lines.map(displayText).join('\n')}\n`;
 }

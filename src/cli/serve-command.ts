@@ -26,7 +26,7 @@ import {
 import { buildServer, createMetricsRegistry, startResync } from '../server/index.js';
 import { parseFlags } from './flags.js';
 import type { CliIO } from './io.js';
-import { USAGE } from './usage.js';
+import { usageOf } from './usage.js';
 
 interface Intake {
   queue: JobQueue;
@@ -37,7 +37,7 @@ interface Intake {
 
 export async function serveCommand(args: string[], io: CliIO): Promise<number> {
   if (parseFlags(args, { help: { type: 'boolean', short: 'h', default: false } }).help) {
-    io.stdout(USAGE);
+    io.stdout(usageOf('serve'));
     return 0;
   }
   const config = loadServiceConfig('server', io.env, { cpuCount: availableParallelism() });

@@ -69,3 +69,18 @@ setup error. diff: 0 done, 1 a finding reaches --fail-on, 2 usage, setup or othe
 action: as diff (a comment the token may not write is a warning, not an error).
 serve, worker: 0 stopped, 2 invalid configuration.
 `;
+
+/**
+ * One command's help: its section of USAGE (from the line that starts `fluxlens COMMAND`
+ * to the next blank line before another command) and the exit codes, so `fluxlens diff
+ * --help` is about diff. The whole text stays one string, which the README is checked
+ * against.
+ */
+export function usageOf(command: 'diff' | 'render' | 'serve' | 'worker' | 'action'): string {
+  const sections = USAGE.split('\n\n');
+  const names = (section: string) =>
+    (section.split('\n')[0] ?? '').split(' | ').map((part) => part.split(' ')[1]);
+  const own = sections.find((s) => s.startsWith('fluxlens ') && names(s).includes(command));
+  const exits = sections.find((s) => s.startsWith('Exit codes:'));
+  return `Usage: fluxlens ${command} [options]\n\n${own ?? ''}\n\n${exits ?? ''}`;
+}

@@ -28,6 +28,14 @@ export interface Producer extends ProducerRef {
   error?: string;
   /** Set when rendering was not attempted (e.g. an unmapped remote source). */
   skipped?: string;
+  /**
+   * What the render took as given because the rendered cluster lacks it: one clause per
+   * substituteFrom or valuesFrom ConfigMap or Secret that only the cluster holds (an
+   * ExternalSecret or an operator creates it), rendered as present with unknown values,
+   * e.g. `the rendered cluster has no Secret flux-system/cluster-secrets: ...`. Absent when
+   * nothing was assumed.
+   */
+  assumed?: string[];
 }
 
 export interface RenderedObject {

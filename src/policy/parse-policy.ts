@@ -53,6 +53,7 @@ function policySchema(knownRules: ReadonlySet<string>) {
       .optional(),
     publicGateways: z.array(nonEmpty).optional(),
     failOn: z.enum(['info', 'caution', 'danger', 'never']).optional(),
+    inClusterSources: z.enum(['assume', 'fail']).optional(),
     clusters: z
       .array(z.strictObject({ name: nonEmpty, path: repoPath }))
       .superRefine((clusters, ctx) => {
@@ -123,6 +124,8 @@ function toPolicy(file: PolicyFile): Policy {
     publicGateways: file.publicGateways ?? defaults.publicGateways,
     failOn: file.failOn ?? defaults.failOn,
     clusters: (file.clusters ?? []).map((c) => ({ name: c.name, path: c.path })),
+    // Only when written: absent reads as `assume`.
+    ...(file.inClusterSources !== undefined ? { inClusterSources: file.inClusterSources } : {}),
   };
 }
 

@@ -13,6 +13,12 @@ export interface Policy {
   failOn: Level | 'never';
   /** Named entry paths: one repository, several clusters. Empty: the root is one cluster. */
   clusters: Array<{ name: string; path: string }>;
+  /**
+   * substituteFrom and valuesFrom ConfigMaps and Secrets that only the cluster holds (an
+   * ExternalSecret or an operator creates them): `assume` renders them as present with
+   * unknown values, `fail` fails their producer as Flux would. Absent: `assume`.
+   */
+  inClusterSources?: 'assume' | 'fail';
 }
 
 export const DEFAULT_POLICY: Policy = {

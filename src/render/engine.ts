@@ -61,9 +61,17 @@ export interface HelmSettings {
   network: ChartNetwork;
 }
 
+/**
+ * A substituteFrom or valuesFrom ConfigMap or Secret that is not in the rendered cluster (an
+ * ExternalSecret or an operator creates it): `assume` takes it as present with unknown
+ * values and records that on the producer; `fail` fails the producer, as Flux would.
+ */
+export type InClusterSources = 'assume' | 'fail';
+
 export interface RenderSettings {
   /** Missing substitution variables are errors (Flux 2.9's default). */
   strictSubstitution: boolean;
+  inClusterSources: InClusterSources;
   allowRemoteBases: boolean;
   enableExecPlugins: boolean;
   concurrency: number;
@@ -75,8 +83,10 @@ export interface RenderSettings {
   cache?: { dir: string; maxBytes: number } | undefined;
 }
 
+/** Flux's own behaviour throughout; renderSettings gives what the CLI and the service ask. */
 export const DEFAULT_RENDER_SETTINGS: RenderSettings = {
   strictSubstitution: true,
+  inClusterSources: 'fail',
   allowRemoteBases: false,
   enableExecPlugins: false,
   concurrency: 2,

@@ -44,6 +44,7 @@ export function renderToJson(cluster: RenderedCluster): string {
       dependsOn: p.dependsOn,
       ...(p.error !== undefined ? { error: redactText(p.error, REDACTED, secrets) } : {}),
       ...(p.skipped !== undefined ? { skipped: p.skipped } : {}),
+      ...(p.assumed !== undefined ? { assumed: p.assumed } : {}),
     })),
     objects: cluster.objects.map((o) => ({
       producer: { kind: o.producer.kind, namespace: o.producer.namespace, name: o.producer.name },

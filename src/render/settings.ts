@@ -8,15 +8,24 @@ import {
   DEFAULT_RENDER_SETTINGS,
   type ChartNetwork,
   type EngineName,
+  type InClusterSources,
   type RenderSettings,
 } from './engine.js';
 
 export const EngineNameSchema = z.enum(['builtin', 'flux-local']) satisfies z.ZodType<EngineName>;
 
+const InClusterSourcesSchema = z.enum(['assume', 'fail']) satisfies z.ZodType<InClusterSources>;
+
 export const RenderOptionsSchema = z
   .object({
     /** Undefined substitution variables become empty (Flux before 2.9) instead of failing. */
     lenientSubstitution: z.boolean().default(false),
+    /**
+     * substituteFrom and valuesFrom sources only the cluster holds: assumed present with
+     * unknown values, or failing their producer. Absent: the repository policy decides
+     * (`assume` without one), since a repository that wants Flux's strictness says so there.
+     */
+    inClusterSources: InClusterSourcesSchema.optional(),
     /** Let kustomize fetch remote resources. */
     allowRemoteBases: z.boolean().default(false),
     /** Let kustomize run exec plugins. */
@@ -54,6 +63,7 @@ export function renderSettings(machine: RenderMachine, options: RenderOptions): 
   return {
     ...DEFAULT_RENDER_SETTINGS,
     strictSubstitution: !options.lenientSubstitution,
+    inClusterSources: options.inClusterSources ?? 'assume',
     allowRemoteBases: options.allowRemoteBases,
     enableExecPlugins: options.enableExecPlugins,
     helm: {

@@ -181,6 +181,34 @@ describe('fluxlens diff', () => {
     const result = (run: CliRun) => ({ ...(JSON.parse(run.stdout) as object), timings: {} });
     expect(result(sub)).toEqual(result(top));
     expect(result(sub)).toMatchObject({ errors: [], summary: { changed: 1 } });
+    // --path is taken from where --repo points, as git takes paths.
+    const fromSub = await cli([
+      'diff',
+      '--repo',
+      join(repo.dir, 'clusters'),
+      '--path',
+      'prod',
+      ...args,
+    ]);
+    const fromTop = await cli(['diff', '--repo', repo.dir, '--path', 'clusters/prod', ...args]);
+    expect(result(fromSub)).toEqual(result(fromTop));
+    expect(result(fromSub)).toMatchObject({ clusters: [{ path: 'clusters/prod' }] });
+  });
+
+  it('answers at once when base and head are the same commit', async () => {
+    const run = await diff('--base', 'main', '--head', 'main', '--format', 'json');
+    expect(run.code).toBe(0);
+    const result = JSON.parse(run.stdout) as {
+      verdict: { headline: string; level: string };
+      clusters: unknown[];
+      timings: Record<string, number>;
+    };
+    expect(result.verdict).toMatchObject({ level: 'none' });
+    expect(result.verdict.headline).toMatch(
+      /^Nothing to compare: the head is its base \([0-9a-f]{12}\)$/,
+    );
+    expect(result.clusters).toEqual([]);
+    expect(Object.keys(result.timings)).not.toContain('render-base');
   });
 
   it('colours the text report only on a terminal', async () => {
@@ -204,7 +232,8 @@ describe('fluxlens diff', () => {
     ],
     [['--base', 'no-such-branch'], "cannot resolve revision 'no-such-branch'"],
     [['--head', 'no-such-branch'], "cannot resolve revision 'no-such-branch'"],
-    [['--bogus'], "Unknown option '--bogus'"],
+    [['--bogus'], "unknown option '--bogus'"],
+    [['--fromat', 'json'], "unknown option '--fromat'; did you mean --format?"],
     [['--base', 'main', '--path', 'apps'], "cluster 'apps': 'apps' is not a folder at base"],
   ])('exits 2 for %j', async (args, message) => {
     const run = await diff('--head', 'tweak', ...args);

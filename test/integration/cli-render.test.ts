@@ -179,7 +179,12 @@ describe('fluxlens render', () => {
   });
 
   it.each([
-    { problem: 'an unknown option', args: ['--bogus'], reason: "Unknown option '--bogus'" },
+    { problem: 'an unknown option', args: ['--bogus'], reason: "unknown option '--bogus'" },
+    {
+      problem: 'a mistyped option',
+      args: ['--ouptut', 'json'],
+      reason: "unknown option '--ouptut'; did you mean --output?",
+    },
     {
       problem: 'an unknown engine',
       args: ['--engine', 'bogus'],
@@ -357,24 +362,37 @@ describe('fluxlens render', () => {
     else expect(run.stderr).not.toContain('rendering');
   });
 
-  it.each([[['--help']], [['-h']], [[]], [['render', '--help']]])(
-    'prints usage and exits 0 for %j',
-    async (argv) => {
-      const run = await cli(argv);
-      expect(run.code).toBe(0);
-      expect(run.stderr).toBe('');
-      expect(run.stdout).toMatch(/^Usage: fluxlens <command> \[options\]\n/);
-      expect(run.stdout).toContain('--output FORMAT         yaml (default) or json');
-    },
-  );
+  it.each([[['--help']], [['-h']], [[]]])('prints usage and exits 0 for %j', async (argv) => {
+    const run = await cli(argv);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toMatch(/^Usage: fluxlens <command> \[options\]\n/);
+    expect(run.stdout).toContain('--output FORMAT         yaml (default) or json');
+  });
 
-  it('exits 2 for an unknown command', async () => {
+  it.each([
+    ['render', '--output FORMAT         yaml (default) or json', '--format FORMAT'],
+    ['diff', '--format FORMAT', '--output FORMAT         yaml (default) or json'],
+    ['action', 'GITHUB_* variables', '--format FORMAT'],
+  ])('prints only the help of %s for its --help', async (command, own, other) => {
+    const run = await cli([command, '--help']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(new RegExp(`^Usage: fluxlens ${command} \\[options\\]\n`));
+    expect(run.stdout).toContain(own);
+    expect(run.stdout).not.toContain(other);
+    expect(run.stdout).toContain('Exit codes:');
+  });
+
+  it('exits 2 for an unknown command, with the command that was meant', async () => {
     const run = await cli(['rendr']);
     expect(run).toEqual({
       code: 2,
       stdout: '',
-      stderr: "fluxlens: unknown command 'rendr' (see fluxlens --help)\n",
+      stderr: "fluxlens: unknown command 'rendr'; did you mean 'render'?\n",
     });
+    expect((await cli(['frobnicate'])).stderr).toBe(
+      "fluxlens: unknown command 'frobnicate' (see fluxlens --help)\n",
+    );
   });
 });
 

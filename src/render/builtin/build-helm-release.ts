@@ -56,8 +56,9 @@ export interface HelmBuildContext {
   >;
 }
 
+/** `assumed`: what the release took as given of sources only the cluster holds (see Producer). */
 export type HelmBuildOutcome =
-  | { objects: RenderedObject[]; chart: string }
+  | { objects: RenderedObject[]; chart: string; assumed?: string[] }
   | ({ error: string } & RenderErrorTags);
 
 /**
@@ -106,6 +107,7 @@ async function inflate(
     const chart = await resolveChart(hr, chartContext(ctx, helm), scratch);
     await prepareChart(hr, chart);
     const namespace = releaseNamespace(hr, ref.namespace);
+    const { values, assumed } = releaseValues(ctx, hr, ref);
     const limits = {
       timeoutMs: ctx.settings.toolTimeoutMs,
       maxOutputBytes: ctx.settings.maxOutputBytes,
@@ -116,7 +118,7 @@ async function inflate(
         chartDir: chart.dir,
         releaseName: releaseName(hr),
         namespace,
-        values: composeValues(hr, ctx.configData, ref.namespace),
+        values,
         apiVersions: helm.apiVersions,
         ...(helm.kubeVersion !== undefined ? { kubeVersion: helm.kubeVersion } : {}),
         crds: chartCrdsMode(hr, helm.skipCrds),
@@ -136,6 +138,7 @@ async function inflate(
         return file === undefined ? { producer: ref, manifest } : { producer: ref, file, manifest };
       }),
       chart: `${chart.source}@${chart.version}`,
+      ...(assumed.length > 0 ? { assumed } : {}),
     };
   } catch (err) {
     // A cancelled review is not this release's failure: the whole render stops.
@@ -147,6 +150,27 @@ async function inflate(
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
+}
+
+/**
+ * The values helm gets, and a sentence per valuesFrom source only the cluster holds, which
+ * settings.inClusterSources `assume` leaves out instead of failing the release.
+ */
+function releaseValues(
+  ctx: HelmBuildContext,
+  hr: HelmRelease,
+  ref: ProducerRef,
+): { values: Record<string, unknown>; assumed: string[] } {
+  const unknown = new Set<string>();
+  const options =
+    ctx.settings.inClusterSources === 'assume'
+      ? { unknown: (source: string) => unknown.add(source) }
+      : {};
+  const values = composeValues(hr, ctx.configData, ref.namespace, options);
+  const assumed = [...unknown].map(
+    (source) => `the rendered cluster has no ${source}: valuesFrom leaves its values out`,
+  );
+  return { values, assumed };
 }
 
 function chartContext(ctx: HelmBuildContext, helm: HelmSettings): ChartSourceContext {

@@ -29,15 +29,9 @@ import {
   objectMeta,
   stringifyManifest,
 } from '../../model/index.js';
-import { derivedFromSecret } from '../../redact/index.js';
 import { sourceLineFinder, type SourceLineFinder } from './source-line-finder.js';
-import {
-  type VariableInput,
-  collectVariables,
-  secretVariableNames,
-  substituteTracked,
-  SubstitutionError,
-} from './substitute.js';
+import { postBuildSubstitution, substituteObject } from './post-build-substitution.js';
+import { SubstitutionError } from './substitute.js';
 import { copyTree, replaceFile } from '../tree.js';
 import { parseDocuments } from '../yaml.js';
 
@@ -82,7 +76,10 @@ export interface BuildInput {
   path: string;
 }
 
-export type BuildOutcome = { objects: RenderedObject[] } | { error: string; file?: string };
+/** `assumed`: what the build took as given of sources only the cluster holds (see Producer). */
+export type BuildOutcome =
+  | { objects: RenderedObject[]; assumed?: string[] }
+  | { error: string; file?: string };
 
 export async function buildKustomization(
   ctx: BuildContext,
@@ -94,7 +91,7 @@ export async function buildKustomization(
     if (cached?.output !== undefined) {
       // The same inputs built before: only what follows kustomize runs again.
       const lineOf = sourceLineFinder(input.sourceRoot);
-      return { objects: await postBuild(ctx, input, cached.output, cached.origin, lineOf) };
+      return await postBuild(ctx, input, cached.output, cached.origin, lineOf);
     }
     await copyTree(input.sourceRoot, copy, { mode: 'link' });
     const dir = join(copy, input.path);
@@ -108,7 +105,7 @@ export async function buildKustomization(
     });
     if (cached?.key !== undefined) await ctx.cache?.store.put(cached.key, output);
     const lineOf = sourceLineFinder(copy);
-    return { objects: await postBuild(ctx, input, output, generated.fluxWantsOrigin, lineOf) };
+    return await postBuild(ctx, input, output, generated.fluxWantsOrigin, lineOf);
   } catch (err) {
     // A cancelled review is not this Kustomization's failure: the whole render stops.
     if (classify(err) === 'cancelled') throw err;
@@ -182,13 +179,10 @@ async function postBuild(
   output: string,
   keepOrigin: boolean,
   lineOf: SourceLineFinder,
-): Promise<RenderedObject[]> {
+): Promise<{ objects: RenderedObject[]; assumed?: string[] }> {
   const parsed = parseDocuments(output);
   if (parsed.error) throw new Error(`unreadable kustomize output: ${parsed.error}`);
-  const sources = input.ks.spec.postBuild ? variableInput(ctx, input) : undefined;
-  const vars = sources && collectVariables(sources);
-  const secretNames = sources ? secretVariableNames(sources) : new Set<string>();
-  const strategy = input.ks.spec.postBuild?.substituteStrategy;
+  const substitution = postBuildSubstitution(ctx, input);
   const objects: RenderedObject[] = [];
   for (const { manifest } of parsed.documents) {
     const meta = objectMeta(manifest);
@@ -200,31 +194,17 @@ async function postBuild(
     const file = takeOrigin(manifest, input.path, keepOrigin);
     // Before substitution: the source file holds the name as kustomize read it.
     const line = file ? await lineOf(file, meta.kind, meta.name) : undefined;
-    let out = manifest;
-    let secret: SecretDerived | undefined;
-    if (vars) {
-      try {
-        const substituted = substituteTracked(
-          manifest,
-          vars,
-          { strict: ctx.settings.strictSubstitution, always: strategy === 'Always' },
-          secretNames,
-        );
-        out = substituted.manifest;
-        secret = substituted.secret;
-      } catch (err) {
-        // substituteManifest's own errors already name the object.
-        if (err instanceof SubstitutionError) throw err;
-        throw new SubstitutionError(`'${meta.kind}/${meta.name}': ${errorMessage(err)}`);
-      }
-    }
+    const { manifest: out, secret } = substitution
+      ? substituteObject(substitution, manifest, meta)
+      : { manifest, secret: undefined };
     setOwnerLabels(out, input.ref);
     applyCommonMetadata(out, input.ks);
     const object = attributed(input, out, file, line);
     if (secret !== undefined) object.secret = secret;
     objects.push(object);
   }
-  return objects;
+  const assumed = substitution?.assumed ?? [];
+  return assumed.length > 0 ? { objects, assumed } : { objects };
 }
 
 function attributed(
@@ -246,25 +226,6 @@ function withoutScratch(message: string, copy: string, input: BuildInput): strin
     .join(input.filePrefix)
     .split(copy)
     .join(input.filePrefix || '.');
-}
-
-/** The variable sources, with what in them derives from a Secret. */
-function variableInput(ctx: BuildContext, input: BuildInput): VariableInput {
-  const postBuild = input.ks.spec.postBuild ?? {};
-  const inline = postBuild.substitute;
-  const path = ['spec', 'postBuild', 'substitute'];
-  const inlineSecret = Object.entries(inline ?? {})
-    .filter(([name, value]) => derivedFromSecret(input.secret, [...path, name], value))
-    .map(([name]) => name);
-  return {
-    inline,
-    inlineSecret: new Set(inlineSecret),
-    sources: (postBuild.substituteFrom ?? []).map((ref) => ({
-      ref: { kind: ref.kind, name: ref.name, optional: ref.optional ?? false },
-      data: ctx.configData(ref.kind, input.ref.namespace, ref.name),
-      secretKeys: ctx.secretKeys(ref.kind, input.ref.namespace, ref.name),
-    })),
-  };
 }
 
 /** Reads kustomize's origin annotation into a source-relative file and removes it unless Flux keeps it. */

@@ -38,7 +38,7 @@ export interface BuildTarget {
 }
 
 export type BuildResult =
-  | { objects: RenderedObject[]; source: string; path?: string }
+  | { objects: RenderedObject[]; source: string; path?: string; assumed?: string[] }
   | ({ error: string; file?: string; source: string } & RenderErrorTags)
   | { skipped: string; source: string };
 
@@ -52,7 +52,8 @@ export async function buildProducer(
       const { error, ...tags } = outcome;
       return withFile(target, error, '', tags);
     }
-    return { objects: outcome.objects, source: outcome.chart };
+    const { objects, chart, assumed } = outcome;
+    return assumed ? { objects, source: chart, assumed } : { objects, source: chart };
   }
   return buildFluxKustomization(target, deps);
 }
@@ -100,5 +101,6 @@ async function buildFluxKustomization(
       ? { error: outcome.error, file: outcome.file, source: resolved.id }
       : { error: outcome.error, source: resolved.id };
   }
-  return { objects: outcome.objects, source: resolved.id };
+  const { objects, assumed } = outcome;
+  return assumed ? { objects, source: resolved.id, assumed } : { objects, source: resolved.id };
 }

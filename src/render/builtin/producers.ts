@@ -47,6 +47,8 @@ export interface Entry {
   objects: RenderedObject[];
   error?: { message: string; file?: string } & RenderErrorTags;
   skipped?: string;
+  /** What its last render assumed of sources only the cluster holds (Producer.assumed). */
+  assumed?: string[];
   path: string;
   source: string;
 }
@@ -194,6 +196,7 @@ export class Producers {
       deps,
     );
     entry.source = outcome.source;
+    delete entry.assumed;
     if (entry.stale) {
       entry.stale = false;
       entry.status = 'pending';
@@ -214,6 +217,7 @@ export class Producers {
     } else {
       entry.status = 'done';
       entry.objects = outcome.objects;
+      if (outcome.assumed) entry.assumed = outcome.assumed;
       for (const o of outcome.objects) {
         const meta = objectMeta(o.manifest);
         this.#objectIndex.set(
@@ -357,6 +361,7 @@ export class Producers {
     };
     if (e.error) producer.error = e.error.message;
     if (e.skipped !== undefined) producer.skipped = e.skipped;
+    if (e.assumed !== undefined) producer.assumed = e.assumed;
     return producer;
   }
 }

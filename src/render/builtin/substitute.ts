@@ -55,6 +55,27 @@ export interface VariableInput {
     /** Keys whose value derives from a Secret; by default every key of a Secret. */
     secretKeys?: ReadonlySet<string>;
   }>;
+  /**
+   * A required source that is not in the cluster (an ExternalSecret or an operator creates
+   * it) is taken as present with unknown values, where Flux, not finding it, would fail.
+   */
+  assumeUnknown?: boolean;
+}
+
+/** The required sources that are not in the cluster and that assumeUnknown takes as present. */
+export function unknownSources(input: VariableInput): VarSource[] {
+  if (input.assumeUnknown !== true) return [];
+  return input.sources.filter((s) => s.data === undefined && !s.ref.optional).map((s) => s.ref);
+}
+
+/**
+ * What a variable stands for when no known source defines it and a source's values are
+ * unknown: DNS-label shaped, so `app.${DOMAIN}` is still a host name and `${APP}-db` an
+ * object name, and the same at base and head, so what did not change diffs as unchanged.
+ * Names that differ only in case share a marker.
+ */
+export function unknownValue(name: string): string {
+  return `unknown-${name.toLowerCase().replaceAll('_', '-')}`;
 }
 
 /** Merge variables as Flux does: sources in order (later wins), then inline substitute (wins); strips newlines; validates names. */
@@ -63,7 +84,7 @@ export function collectVariables(input: VariableInput): Record<string, string> {
   const merged = new Map<string, string>();
   for (const { ref, data } of input.sources) {
     if (data === undefined) {
-      if (ref.optional) continue;
+      if (ref.optional || input.assumeUnknown === true) continue;
       throw new SubstitutionError(`substitute from '${ref.kind}/${ref.name}' error: not found`);
     }
     for (const [name, value] of Object.entries(data)) merged.set(name, stripNewlines(value));
@@ -202,11 +223,21 @@ export interface Substituted {
   secret?: SecretDerived;
 }
 
+export interface SubstituteOptions {
+  strict: boolean;
+  always: boolean;
+  /**
+   * Some source's values are unknown (unknownSources): a variable `vars` lacks reads as its
+   * unknownValue, as any value would (operators apply to it), instead of being undefined.
+   */
+  unknown?: boolean;
+}
+
 /** Apply post-build substitution to one manifest (a plain JS object as parsed from YAML). Returns the new manifest, or the same object when substitution is disabled for it or there is nothing to do. */
 export function substituteManifest(
   manifest: Record<string, unknown>,
   vars: Record<string, string>,
-  options: { strict: boolean; always: boolean },
+  options: SubstituteOptions,
 ): Record<string, unknown> {
   return substituteTracked(manifest, vars, options, new Set()).manifest;
 }
@@ -218,12 +249,13 @@ export function substituteManifest(
 export function substituteTracked(
   manifest: Record<string, unknown>,
   vars: Record<string, string>,
-  options: { strict: boolean; always: boolean },
+  options: SubstituteOptions,
   secretNames: ReadonlySet<string>,
 ): Substituted {
   if (isDisabled(manifest)) return { manifest };
   const names = Object.keys(vars);
-  if (names.length === 0 && !options.always) return { manifest };
+  // An unknown source has variables of its own, so Flux's "nothing to substitute" is not known.
+  if (names.length === 0 && !options.always && options.unknown !== true) return { manifest };
   const where = describe(manifest);
   try {
     validateNames(names);
@@ -235,7 +267,9 @@ export function substituteTracked(
   const lookup: ByteLookup = (name) => {
     const key = fromBytes(name);
     const value = Object.hasOwn(vars, key) ? vars[key] : undefined;
-    return value === undefined ? undefined : toBytes(value);
+    if (value !== undefined) return toBytes(value);
+    // Only a name a source could define: Flux refuses any other in a ConfigMap or Secret.
+    return options.unknown === true && VAR_NAME.test(key) ? toBytes(unknownValue(key)) : undefined;
   };
   let output: { text: string; marked: string | undefined };
   try {

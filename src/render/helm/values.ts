@@ -96,16 +96,34 @@ function checkCrdRules(ref: ValuesReference, index: number): void {
   }
 }
 
-/** The referenced text; undefined when an optional reference is missing (object or key). */
+export interface ComposeOptions {
+  /**
+   * Given: a required reference whose ConfigMap or Secret is not in the cluster (an
+   * ExternalSecret or an operator creates it) adds nothing, its values being unknown, and is
+   * told here as `Kind namespace/name`, where Flux would fail the release for the missing
+   * object. A missing key in an object that is there still fails.
+   */
+  unknown?: (source: string) => void;
+}
+
+/**
+ * The referenced text; undefined when an optional reference is missing (object or key), or
+ * when the object is not in the cluster and options.unknown takes it.
+ */
 function referencedText(
   ref: ValuesReference,
   namespace: string,
   lookup: ConfigLookup,
+  options: ComposeOptions,
 ): string | undefined {
   const data = lookup(ref.kind, namespace, ref.name);
   const key = ref.valuesKey || DEFAULT_VALUES_KEY;
   if (data === undefined) {
     if (ref.optional === true) return undefined;
+    if (options.unknown) {
+      options.unknown(`${ref.kind} ${namespace}/${ref.name}`);
+      return undefined;
+    }
     throw new ValuesError(`${describeRef(ref, namespace)}: resource not found`);
   }
   if (!Object.hasOwn(data, key)) {
@@ -164,13 +182,14 @@ export function composeValues(
   hr: HelmRelease,
   lookup: ConfigLookup,
   defaultNamespace = 'default',
+  options: ComposeOptions = {},
 ): Values {
   const namespace = hr.metadata.namespace || defaultNamespace;
   const inline = hr.spec.values ? (cloneValues(hr.spec.values) as Values) : undefined;
   let result: Values = {};
   for (const [index, ref] of (hr.spec.valuesFrom ?? []).entries()) {
     checkCrdRules(ref, index);
-    const text = referencedText(ref, namespace, lookup);
+    const text = referencedText(ref, namespace, lookup, options);
     if (text === undefined) continue;
     const where = describeRef(ref, namespace);
     if (ref.targetPath) {

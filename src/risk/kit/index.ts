@@ -12,7 +12,7 @@ export {
   riskContext,
 } from './context.js';
 export { fromChartCrds, isChartCrdsFile } from './chart-crd.js';
-export { type Fact, droppedBy, introducedBy } from './introduced.js';
+export { type Fact, droppedBy, introduced, introducedBy } from './introduced.js';
 export {
   type KnownKind,
   at,

@@ -1,7 +1,7 @@
 /**
  * Flux: changes to how Flux applies things rather than to what it applies. Suspension,
- * pruning, force, re-pointed Kustomizations, dependencies that disappear, and objects two
- * producers apply (applied-twice.ts).
+ * pruning, force, re-pointed Kustomizations, dependencies that disappear, objects two
+ * producers apply (applied-twice.ts), and values only the cluster holds (in-cluster-sources.ts).
  */
 import {
   objectMeta,
@@ -26,6 +26,7 @@ import {
 } from '../kit/index.js';
 import { APPLIED_TWICE_RULES, appliedTwice } from './applied-twice.js';
 import { CHART_CRD_RULES, chartCrdChanges } from './chart-crds.js';
+import { IN_CLUSTER_SOURCE_RULES, inClusterSources } from './in-cluster-sources.js';
 import { STATEFUL } from './data-loss.js';
 
 function producerPairs(ctx: RiskContext): Array<[Producer, Producer]> {
@@ -235,6 +236,7 @@ export const flux: RuleFamily = {
     },
     ...CHART_CRD_RULES,
     ...APPLIED_TWICE_RULES,
+    ...IN_CLUSTER_SOURCE_RULES,
   ],
   check: (ctx) => [
     ...toggles(ctx),
@@ -244,5 +246,6 @@ export const flux: RuleFamily = {
     ...orphanedRemovals(ctx),
     ...appliedTwice(ctx),
     ...chartCrdChanges(ctx),
+    ...inClusterSources(ctx),
   ],
 };
