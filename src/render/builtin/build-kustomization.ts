@@ -30,7 +30,11 @@ import {
   stringifyManifest,
 } from '../../model/index.js';
 import { sourceLineFinder, type SourceLineFinder } from './source-line-finder.js';
-import { postBuildSubstitution, substituteObject } from './post-build-substitution.js';
+import {
+  type VariableLookups,
+  postBuildSubstitution,
+  substituteObject,
+} from './post-build-substitution.js';
 import { SubstitutionError } from './substitute.js';
 import { copyTree, replaceFile } from '../tree.js';
 import { parseDocuments } from '../yaml.js';
@@ -47,21 +51,13 @@ export interface KustomizeCache {
   tool: string;
 }
 
-export interface BuildContext {
+export interface BuildContext extends VariableLookups {
   runner: ToolRunner;
   settings: RenderSettings;
   /** Absent: every build runs kustomize. */
   cache?: KustomizeCache | undefined;
   /** A fresh folder path for one build's private copy. */
   scratchDir: () => string;
-  /** The string data of a ConfigMap or Secret in the cluster rendered so far. */
-  configData: (
-    kind: 'ConfigMap' | 'Secret',
-    namespace: string,
-    name: string,
-  ) => Record<string, string> | undefined;
-  /** The keys of that ConfigMap or Secret whose values derive from a Secret. */
-  secretKeys: (kind: 'ConfigMap' | 'Secret', namespace: string, name: string) => Set<string>;
 }
 
 export interface BuildInput {
@@ -87,23 +83,29 @@ export async function buildKustomization(
 ): Promise<BuildOutcome> {
   const copy = ctx.scratchDir();
   try {
-    const cached = ctx.cache && (await cachedBuild(ctx.cache, ctx.settings, input));
-    if (cached?.output !== undefined) {
+    // Flux's generator only reads the folder, so the source itself serves, for the key too.
+    const generated = await generateKustomization(
+      join(input.sourceRoot, input.path),
+      input.path,
+      input.ks,
+    );
+    const written = writtenKustomization(generated);
+    const key = ctx.cache && (await buildKey(ctx.cache, ctx.settings, input, generated, written));
+    const cached = key !== undefined ? await ctx.cache?.store.get(key) : undefined;
+    if (cached !== undefined) {
       // The same inputs built before: only what follows kustomize runs again.
       const lineOf = sourceLineFinder(input.sourceRoot);
-      return await postBuild(ctx, input, cached.output, cached.origin, lineOf);
+      return await postBuild(ctx, input, cached, generated.fluxWantsOrigin, lineOf);
     }
     await copyTree(input.sourceRoot, copy, { mode: 'link' });
     const dir = join(copy, input.path);
-    const generated = await generateKustomization(dir, input.path, input.ks);
-    const written = writtenKustomization(generated);
     await replaceFile(join(dir, generated.fileName), stringifyManifest(written));
     await checkKustomizationTree(copy, dir, ctx.settings.allowRemoteBases);
     const output = await kustomizeBuild(ctx.runner, dir, {
       ...ctx.settings,
       timeoutMs: ctx.settings.toolTimeoutMs,
     });
-    if (cached?.key !== undefined) await ctx.cache?.store.put(cached.key, output);
+    if (key !== undefined) await ctx.cache?.store.put(key, output);
     const lineOf = sourceLineFinder(copy);
     return await postBuild(ctx, input, output, generated.fluxWantsOrigin, lineOf);
   } catch (err) {
@@ -136,41 +138,38 @@ function writtenKustomization(generated: GeneratedKustomization): Record<string,
 }
 
 /**
- * The cache key of this build (absent when it cannot be cached) and, on a hit, the
- * kustomize output stored under it. The key holds the kustomization as Flux writes it,
- * the digest of every file the build can read, the kustomize version and the switches
- * that change a build. Substitution, labels and commonMetadata come after kustomize and
- * are applied again on every build, so their inputs need not be in it.
+ * The cache key of this build, or undefined when it cannot be cached (it could read
+ * something no digest covers). The key holds the kustomization as Flux writes it, the
+ * digest of every file the build can read, the kustomize version and the switches that
+ * change a build. Substitution, labels and commonMetadata come after kustomize and run
+ * again on every build, so their inputs need not be in it.
  */
-async function cachedBuild(
+async function buildKey(
   cache: KustomizeCache,
   settings: RenderSettings,
   input: BuildInput,
-): Promise<{ key?: string; output?: string; origin: boolean } | undefined> {
-  try {
-    const dir = join(input.sourceRoot, input.path);
-    const generated = await generateKustomization(dir, input.path, input.ks);
-    const written = writtenKustomization(generated);
-    const inputs = await buildInputs(input.sourceRoot, dir, written, cache.digests);
-    const origin = generated.fluxWantsOrigin;
-    if (inputs === undefined) return { origin };
-    const key = renderCacheKey([
-      'kustomize-build/1',
-      cache.tool,
-      settings.allowRemoteBases,
-      settings.enableExecPlugins,
-      input.path,
-      generated.fileName,
-      written,
-      inputs,
-    ]);
-    const output = await cache.store.get(key);
-    return output === undefined ? { key, origin } : { key, output, origin };
-  } catch (err) {
-    // Whatever stops the key stops the build too, which reports it in its own words.
-    if (classify(err) === 'cancelled') throw err;
-    return undefined;
-  }
+  generated: GeneratedKustomization,
+  written: Record<string, unknown>,
+): Promise<string | undefined> {
+  const dir = join(input.sourceRoot, input.path);
+  const inputs = await buildInputs(input.sourceRoot, dir, written, cache.digests).catch(
+    (err: unknown) => {
+      // A file the walk cannot read fails the build too, which says so in its own words.
+      if (classify(err) === 'cancelled') throw err;
+      return undefined;
+    },
+  );
+  if (inputs === undefined) return undefined;
+  return renderCacheKey([
+    'kustomize-build/1',
+    cache.tool,
+    settings.allowRemoteBases,
+    settings.enableExecPlugins,
+    input.path,
+    generated.fileName,
+    written,
+    inputs,
+  ]);
 }
 
 async function postBuild(
