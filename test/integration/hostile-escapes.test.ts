@@ -20,6 +20,7 @@ import {
   yamlStream,
   type RepoFiles,
   type TestRepo,
+  repositoryChartRelease,
 } from '../support/repo.js';
 
 type Engine = 'builtin' | 'flux-local';
@@ -122,20 +123,9 @@ describe.each(ENGINES)('the %s engine reads nothing outside the repository', (en
       engine,
       {
         ...app('./apps/web'),
-        'apps/web/release.yaml': yamlStream({
-          apiVersion: 'helm.toolkit.fluxcd.io/v2',
-          kind: 'HelmRelease',
-          metadata: { name: 'stolen', namespace: 'default' },
-          spec: {
-            interval: '1h',
-            chart: {
-              spec: {
-                chart: './charts/stolen',
-                sourceRef: { kind: 'GitRepository', name: 'flux-system', namespace: 'flux-system' },
-              },
-            },
-          },
-        }),
+        'apps/web/release.yaml': yamlStream(
+          repositoryChartRelease('stolen', 'default', './charts/stolen'),
+        ),
         'charts/stolen': { symlink: join(outside, 'chart') },
       },
       true,

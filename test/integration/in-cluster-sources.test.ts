@@ -17,6 +17,7 @@ import {
   yamlStream,
   type RepoFiles,
   type TestRepo,
+  repositoryChartRelease,
 } from '../support/repo.js';
 
 const cleanups: Array<() => void> = [];
@@ -210,25 +211,13 @@ const HELM_FILES: RepoFiles = {
       metadata: { name: 'web-values', namespace: 'apps' },
       data: { 'values.yaml': 'greeting: from-configmap\n' },
     },
-    {
-      apiVersion: 'helm.toolkit.fluxcd.io/v2',
-      kind: 'HelmRelease',
-      metadata: { name: 'web', namespace: 'apps' },
-      spec: {
-        interval: '1h',
-        chart: {
-          spec: {
-            chart: './charts/web',
-            sourceRef: { kind: 'GitRepository', name: 'flux-system', namespace: 'flux-system' },
-          },
-        },
-        valuesFrom: [
-          { kind: 'ConfigMap', name: 'web-values' },
-          { kind: 'Secret', name: 'web-auth', valuesKey: 'password', targetPath: 'password' },
-        ],
-        values: { message: 'from-spec' },
-      },
-    },
+    repositoryChartRelease('web', 'apps', './charts/web', {
+      valuesFrom: [
+        { kind: 'ConfigMap', name: 'web-values' },
+        { kind: 'Secret', name: 'web-auth', valuesKey: 'password', targetPath: 'password' },
+      ],
+      values: { message: 'from-spec' },
+    }),
   ),
 };
 

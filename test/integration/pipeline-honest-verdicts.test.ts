@@ -18,6 +18,7 @@ import {
   yamlStream as yaml,
   type RepoFiles,
   type TestRepo,
+  repositoryChartRelease,
 } from '../support/repo.js';
 
 const repos: TestRepo[] = [];
@@ -52,20 +53,7 @@ function crd(plural: string, served: boolean): object {
   };
 }
 
-const webRelease = {
-  apiVersion: 'helm.toolkit.fluxcd.io/v2',
-  kind: 'HelmRelease',
-  metadata: { name: 'web', namespace: 'apps' },
-  spec: {
-    interval: '1h',
-    chart: {
-      spec: {
-        chart: './charts/web',
-        sourceRef: { kind: 'GitRepository', name: 'flux-system', namespace: 'flux-system' },
-      },
-    },
-  },
-};
+const webRelease = repositoryChartRelease('web', 'apps', './charts/web');
 
 const appsKustomization = (color: string, resources: string[]) =>
   yaml({

@@ -25,6 +25,7 @@ import {
   yamlStream as yaml,
   type RepoFiles,
   type TestRepo,
+  repositoryChartRelease,
 } from '../support/repo.js';
 
 const runner = testRunner();
@@ -82,20 +83,7 @@ const remoteRelease = (name: string, repository: string, values: Record<string, 
   },
 });
 
-const localRelease = {
-  apiVersion: 'helm.toolkit.fluxcd.io/v2',
-  kind: 'HelmRelease',
-  metadata: { name: 'web', namespace: 'apps' },
-  spec: {
-    interval: '1h',
-    chart: {
-      spec: {
-        chart: './charts/web',
-        sourceRef: { kind: 'GitRepository', name: 'flux-system', namespace: 'flux-system' },
-      },
-    },
-  },
-};
+const localRelease = repositoryChartRelease('web', 'apps', './charts/web');
 
 function base(): RepoFiles {
   return {

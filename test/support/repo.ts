@@ -105,3 +105,30 @@ export function fluxKustomization(name: string, path: string): Record<string, un
     },
   };
 }
+
+/**
+ * A HelmRelease of a chart folder in this repository (`chart`, e.g. './charts/web'),
+ * through the bootstrap GitRepository; `spec` adds to or overrides its spec.
+ */
+export function repositoryChartRelease(
+  name: string,
+  namespace: string,
+  chart: string,
+  spec: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return {
+    apiVersion: 'helm.toolkit.fluxcd.io/v2',
+    kind: 'HelmRelease',
+    metadata: { name, namespace },
+    spec: {
+      interval: '1h',
+      chart: {
+        spec: {
+          chart,
+          sourceRef: { kind: 'GitRepository', name: 'flux-system', namespace: 'flux-system' },
+        },
+      },
+      ...spec,
+    },
+  };
+}
