@@ -14,9 +14,8 @@ import { isNonPublicAddress } from '../../src/render/helm/chart-network.js';
 import { resolveOciChart } from '../../src/render/helm/chart-oci.js';
 import { ChartContentError } from '../../src/render/helm/chart-content-error.js';
 import { ChartUnavailableError } from '../../src/render/helm/chart-unavailable-error.js';
-import { analyze } from '../../src/analysis/index.js';
 import { RenderOptionsSchema } from '../../src/render/index.js';
-import { testMachine, testRunner } from '../support/render.js';
+import { testMachine, testRunner, analyzeBranches } from '../support/render.js';
 import { bootstrap, fluxKustomization, makeRepo, yamlStream } from '../support/repo.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -210,18 +209,10 @@ describe('the address policy from the machine to the chart', () => {
       });
       repo.commit('pr');
       requests.length = 0;
-      const { result } = await analyze(
-        {
-          repoDir: repo.dir,
-          base: 'HEAD~1',
-          head: 'HEAD',
-          paths: ['clusters/prod'],
-          engine: 'builtin',
-          render: RenderOptionsSchema.parse({ offline: false }),
-          sources: [],
-        },
-        { runner: testRunner(), machine: { ...testMachine, chartNetwork: DENY }, now: () => 0 },
-      );
+      const result = await analyzeBranches(repo.dir, 'HEAD~1', 'HEAD', {
+        render: RenderOptionsSchema.parse({ offline: false }),
+        machine: { ...testMachine, chartNetwork: DENY },
+      });
       expect(result.clusters[0]?.unassessed).toEqual([
         {
           producer: { kind: 'HelmRelease', namespace: 'apps', name: 'hello' },

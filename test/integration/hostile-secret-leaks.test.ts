@@ -9,12 +9,11 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes, randomInt } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { analyze } from '../../src/analysis/index.js';
 import { envsubst, substituteTracked } from '../../src/render/builtin/substitute.js';
 import { redactManifest } from '../../src/redact/index.js';
 import { renderCheckRun } from '../../src/report/check-run.js';
 import { runCli } from '../support/cli.js';
-import { testMachine, testRenderOptions, testRunner } from '../support/render.js';
+import { analyzeBranches } from '../support/render.js';
 import { bootstrap, makeRepo, type RepoFiles, type TestRepo, yamlStream } from '../support/repo.js';
 
 const HIDDEN = '<redacted>';
@@ -417,18 +416,7 @@ beforeAll(async () => {
     outputs[`diff ${format}, its messages`] = run.stderr;
   }
   report = JSON.parse(outputs['diff json'] ?? '') as DiffJson;
-  const { result } = await analyze(
-    {
-      repoDir: repo.dir,
-      paths: ['clusters/prod'],
-      engine: 'builtin',
-      render: testRenderOptions,
-      sources: [],
-      base: 'main',
-      head: 'pr',
-    },
-    { runner: testRunner(), machine: testMachine, now: () => 0 },
-  );
+  const result = await analyzeBranches(repo.dir, 'main', 'pr');
   outputs['check run'] = JSON.stringify(renderCheckRun(result, 'danger'));
 });
 

@@ -7,10 +7,9 @@
  */
 import { randomInt } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { analyze } from '../../src/analysis/index.js';
 import { renderCheckRun } from '../../src/report/check-run.js';
 import { runCli } from '../support/cli.js';
-import { testMachine, testRenderOptions, testRunner } from '../support/render.js';
+import { analyzeBranches } from '../support/render.js';
 import { bootstrap, makeRepo, type TestRepo, yamlStream } from '../support/repo.js';
 
 const digits = (n: number) => Array.from({ length: n }, () => randomInt(10)).join('');
@@ -148,18 +147,7 @@ beforeAll(async () => {
     outputs[`diff ${format}, its messages`] = run.stderr;
   }
   report = JSON.parse(outputs['diff json'] ?? '') as typeof report;
-  const { result } = await analyze(
-    {
-      repoDir: repo.dir,
-      paths: ['clusters/prod'],
-      engine: 'builtin',
-      render: testRenderOptions,
-      sources: [],
-      base: 'HEAD~1',
-      head: 'HEAD',
-    },
-    { runner: testRunner(), machine: testMachine, now: () => 0 },
-  );
+  const result = await analyzeBranches(repo.dir, 'HEAD~1', 'HEAD');
   outputs['check run'] = JSON.stringify(renderCheckRun(result, 'danger'));
 });
 

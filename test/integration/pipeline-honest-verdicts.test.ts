@@ -5,12 +5,11 @@
  */
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { analyze } from '../../src/analysis/index.js';
 import type { AnalysisResult } from '../../src/model/analysis.js';
 import { renderJson } from '../../src/report/json.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
 import { expectValidAnalysis } from '../support/analysis-schema.js';
-import { testMachine, testRenderOptions, testRunner } from '../support/render.js';
+import { analyzeBranches } from '../support/render.js';
 import {
   bootstrap,
   fluxKustomization,
@@ -117,19 +116,7 @@ beforeAll(async () => {
     else repo.write({ [path]: text });
   }
   repo.commit('pull request');
-  const outcome = await analyze(
-    {
-      repoDir: repo.dir,
-      base: 'main',
-      head: 'pr',
-      paths: ['clusters/prod'],
-      engine: 'builtin',
-      render: testRenderOptions,
-      sources: [],
-    },
-    { runner: testRunner(), machine: testMachine, now: () => 0 },
-  );
-  result = outcome.result;
+  result = await analyzeBranches(repo.dir, 'main', 'pr');
   expectValidAnalysis(JSON.parse(renderJson(result)));
 });
 

@@ -9,7 +9,6 @@ import { execFileSync } from 'node:child_process';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createTcpServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { analyze } from '../../src/analysis/index.js';
 import type { AnalysisResult } from '../../src/model/analysis.js';
 import { RenderOptionsSchema } from '../../src/render/index.js';
 import { renderCheckRun } from '../../src/report/check-run.js';
@@ -17,7 +16,7 @@ import { renderJson } from '../../src/report/json.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
 import { expectValidAnalysis } from '../support/analysis-schema.js';
 import { runCli } from '../support/cli.js';
-import { testMachine, testRunner } from '../support/render.js';
+import { analyzeBranches } from '../support/render.js';
 import {
   bootstrap,
   fluxKustomization,
@@ -28,7 +27,6 @@ import {
   repositoryChartRelease,
 } from '../support/repo.js';
 
-const runner = testRunner();
 const repos: TestRepo[] = [];
 let locked: Server;
 let lockedPort = 0;
@@ -127,19 +125,10 @@ async function analyzeOnline(
   repo: TestRepo,
   engine: 'builtin' | 'flux-local' = 'builtin',
 ): Promise<AnalysisResult> {
-  const outcome = await analyze(
-    {
-      repoDir: repo.dir,
-      base: 'main',
-      head: 'pr',
-      paths: ['clusters/prod'],
-      engine,
-      render: RenderOptionsSchema.parse({ offline: false }),
-      sources: [],
-    },
-    { runner, machine: testMachine, now: () => 0 },
-  );
-  return outcome.result;
+  return analyzeBranches(repo.dir, 'main', 'pr', {
+    render: RenderOptionsSchema.parse({ offline: false }),
+    engine,
+  });
 }
 
 const rules = (result: AnalysisResult) =>

@@ -2,7 +2,9 @@
 import { cpSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { analyze } from '../../src/analysis/index.js';
 import { loadConfig } from '../../src/config.js';
+import type { AnalysisResult } from '../../src/model/analysis.js';
 import { BuiltinEngine } from '../../src/render/builtin/engine.js';
 import {
   DEFAULT_RENDER_SETTINGS,
@@ -10,6 +12,7 @@ import {
   type RenderSettings,
 } from '../../src/render/engine.js';
 import {
+  type EngineName,
   type RenderMachine,
   type RenderOptions,
   RenderOptionsSchema,
@@ -56,4 +59,29 @@ export function fluxLocalRepo(): string {
   const root = mkdtempSync(join(tmpdir(), 'fluxlens-fixtures-'));
   cpSync(join(fluxLocalFixtures, 'testdata'), join(root, 'tests', 'testdata'), { recursive: true });
   return root;
+}
+
+/**
+ * The review of `base`..`head` of the repository in `repoDir` as most tests want it: the
+ * cluster at clusters/prod, the builtin engine, offline, the test machine and a clock at 0.
+ */
+export async function analyzeBranches(
+  repoDir: string,
+  base: string,
+  head: string,
+  overrides: { render?: RenderOptions; engine?: EngineName; machine?: RenderMachine } = {},
+): Promise<AnalysisResult> {
+  const { result } = await analyze(
+    {
+      repoDir,
+      base,
+      head,
+      paths: ['clusters/prod'],
+      engine: overrides.engine ?? 'builtin',
+      render: overrides.render ?? testRenderOptions,
+      sources: [],
+    },
+    { runner: testRunner(), machine: overrides.machine ?? testMachine, now: () => 0 },
+  );
+  return result;
 }
