@@ -47,8 +47,8 @@ const POD = `    metadata:
             {{- toYaml .Values.resources | nindent 12 }}
 `;
 
-const WORKLOAD: Record<ChartName, string> = {
-  'bench-web': `apiVersion: apps/v1
+/** The Deployment the web and worker charts share. */
+const DEPLOYMENT = `apiVersion: apps/v1
 kind: Deployment
 metadata:
   name: {{ include "bench.fullname" . }}
@@ -60,7 +60,10 @@ spec:
     matchLabels:
       {{- include "bench.selector" . | nindent 6 }}
   template:
-${POD}---
+${POD}`;
+
+const WORKLOAD: Record<ChartName, string> = {
+  'bench-web': `${DEPLOYMENT}---
 apiVersion: v1
 kind: Service
 metadata:
@@ -96,19 +99,7 @@ spec:
                   name: http
 {{- end }}
 `,
-  'bench-worker': `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: {{ include "bench.fullname" . }}
-  labels:
-    {{- include "bench.labels" . | nindent 4 }}
-spec:
-  replicas: {{ .Values.replicaCount }}
-  selector:
-    matchLabels:
-      {{- include "bench.selector" . | nindent 6 }}
-  template:
-${POD}`,
+  'bench-worker': DEPLOYMENT,
   'bench-cache': `apiVersion: apps/v1
 kind: StatefulSet
 metadata:
