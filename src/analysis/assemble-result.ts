@@ -14,7 +14,6 @@ import {
   type RenderedCluster,
   type RenderError,
 } from '../model/index.js';
-import { redactRenderError, secretValuesOf } from '../redact/index.js';
 import { computeVerdict, sortChanges, sortFindings, unassessedProducers } from '../risk/index.js';
 
 export interface RenderedPair {
@@ -70,20 +69,15 @@ export function assembleResult(
 function analysisErrors(clusters: readonly DiffedCluster[]): AnalysisError[] {
   const errors: AnalysisError[] = [];
   for (const c of clusters) {
-    // A message may quote a value substitution took from a Secret: hide those too.
-    const secrets = secretValuesOf(c.base, c.head);
-    const publishable = (e: RenderError, side: 'base' | 'head', introduced: boolean) =>
-      redactRenderError(
-        {
-          producer: toRef(e.producer),
-          ...(e.file !== undefined ? { file: e.file } : {}),
-          message: e.message,
-          cluster: c.name,
-          side,
-          introduced,
-        },
-        secrets,
-      );
+    // Messages may quote Secret values: analyze hides them in the whole result, last.
+    const publishable = (e: RenderError, side: 'base' | 'head', introduced: boolean) => ({
+      producer: toRef(e.producer),
+      ...(e.file !== undefined ? { file: e.file } : {}),
+      message: e.message,
+      cluster: c.name,
+      side,
+      introduced,
+    });
     // The diff decides per producer: one that rendered at base (or is new) and fails now.
     const introduced = new Set(c.diff.summary.errorsIntroduced.map((e) => producerKey(e.producer)));
     for (const e of c.base.errors) errors.push(publishable(e, 'base', false));

@@ -1,9 +1,9 @@
 /**
  * The last pass before a result leaves the analysis: every string in it (object names and
- * ids, finding messages, the headline, image and chart tables, diffs) with each known Secret
- * value and derived text hidden. Rules and summaries quote what they read, and an object's
- * name may itself be built from a Secret (`name: app-${TOKEN}`); hiding values here keeps
- * every current and future field of the result covered, not just the manifests.
+ * ids, finding messages, render errors, the headline, image and chart tables, diffs) with
+ * each known Secret value, derived text and credential shape hidden. Rules, summaries and
+ * tools quote what they read, and an object's name may itself be built from a Secret
+ * (`name: app-${TOKEN}`); one pass here keeps every current and future field covered.
  */
 import type { AnalysisResult } from '../model/index.js';
 import { REDACTED } from './secret-markers.js';
@@ -16,7 +16,6 @@ export function redactAnalysisResult(
   result: AnalysisResult,
   secrets: SecretValueIndex,
 ): AnalysisResult {
-  if (secrets.byPrefix.size === 0) return result;
   const { timings, ...rest } = result;
   return { ...(redactStrings(rest, secrets) as typeof rest), timings };
 }
