@@ -15,16 +15,38 @@ export type { CliIO } from './io.js';
 
 let processShutdown: AbortController | undefined;
 
-/** Aborted on the first SIGTERM or SIGINT; listeners are added only when a command asks. */
+/** Exit codes as a shell reports a process a signal ended: 128 plus the signal's number. */
+const SIGNAL_EXIT_CODES = { SIGINT: 130, SIGTERM: 143 } as const;
+
+/** Why the shutdown signal aborted: the signal the process received. */
+class ShutdownRequested extends Error {
+  constructor(readonly signal: keyof typeof SIGNAL_EXIT_CODES) {
+    super(`received ${signal}`);
+    this.name = 'ShutdownRequested';
+  }
+}
+
+/**
+ * Aborted on the first SIGTERM or SIGINT; listeners are added only when a command asks, so
+ * a command that does not listen is stopped by the signal as usual. A second signal, once
+ * the listener is gone, stops the process at once.
+ */
 function shutdownOnSignals(): AbortSignal {
   if (processShutdown === undefined) {
     const controller = new AbortController();
     processShutdown = controller;
     for (const name of ['SIGTERM', 'SIGINT'] as const) {
-      process.once(name, () => controller.abort(new Error(`received ${name}`)));
+      process.once(name, () => controller.abort(new ShutdownRequested(name)));
     }
   }
   return processShutdown.signal;
+}
+
+/** The signal that stopped the command, without adding listeners to find out. */
+function stoppedBy(io: CliIO): ShutdownRequested | undefined {
+  const signal = io === defaultIO ? processShutdown?.signal : io.shutdown;
+  const reason: unknown = signal?.aborted ? signal.reason : undefined;
+  return reason instanceof ShutdownRequested ? reason : undefined;
 }
 
 const defaultIO: CliIO = {
@@ -39,6 +61,16 @@ const defaultIO: CliIO = {
 };
 
 export async function main(argv: string[], io: CliIO = defaultIO): Promise<number> {
+  const code = await run(argv, io);
+  // serve ends on the signal by design; for the others it cuts the work short, which has
+  // been cancelled and cleaned up by now, and whatever they printed is incomplete.
+  const stopped = argv[0] === 'serve' ? undefined : stoppedBy(io);
+  if (stopped === undefined) return code;
+  io.stderr(`fluxlens: stopped by ${stopped.signal}\n`);
+  return SIGNAL_EXIT_CODES[stopped.signal];
+}
+
+async function run(argv: string[], io: CliIO): Promise<number> {
   try {
     const [command, ...rest] = argv;
     if (command === undefined || command === '-h' || command === '--help' || command === 'help') {
@@ -61,6 +93,8 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
     const hint = meant ? `; did you mean '${meant}'?` : ' (see fluxlens --help)';
     throw new UsageError(`unknown command '${command}'${hint}`);
   } catch (err) {
+    // Cancelled by the signal: main says so, once.
+    if (classify(err) === 'cancelled' && argv[0] !== 'serve' && stoppedBy(io)) return 1;
     io.stderr(`fluxlens: ${errorMessage(err)}${advice(err)}\n`);
     const kind = classify(err);
     if (kind === 'usage' || kind === 'setup') return 2;

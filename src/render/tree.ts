@@ -14,7 +14,7 @@ import {
   symlink,
   writeFile,
 } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, posix } from 'node:path';
 import { FluxlensError } from '../errors.js';
 
 export type TreeFilter = (relPath: string, isDir: boolean) => boolean;
@@ -44,9 +44,15 @@ export async function copyTree(
 ): Promise<void> {
   let files = 0;
   const made = new Set<string>();
+  // Below `dest`, one level at a time: a copy whose workspace is removed under it (its
+  // render was cancelled) fails at its next folder instead of making the workspace again.
   const ensureDir = async (rel: string): Promise<void> => {
     if (made.has(rel)) return;
-    await mkdir(join(dest, rel), { recursive: true });
+    if (rel === '') await mkdir(dest, { recursive: true });
+    else {
+      await ensureDir(parentOf(rel));
+      await mkdir(join(dest, rel)).catch(unlessExists);
+    }
     made.add(rel);
   };
   const walk = async (rel: string): Promise<void> => {
@@ -74,6 +80,15 @@ export async function copyTree(
     }
   };
   await walk('');
+}
+
+function parentOf(rel: string): string {
+  const parent = posix.dirname(rel);
+  return parent === '.' ? '' : parent;
+}
+
+function unlessExists(err: unknown): void {
+  if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
 }
 
 /** Replaces a file in a hard-linked copy without touching the file it shares an inode with. */

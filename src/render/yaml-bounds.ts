@@ -4,7 +4,8 @@
  * a document, and what aliases expand to, checked on the parsed value without recursion.
  * The yaml package and everything downstream (diff, redaction, reports) walk values
  * recursively, so a value within these bounds cannot overflow the stack or expand beyond
- * memory anywhere later.
+ * memory anywhere later. The size of a file and the nodes of one document are bounded
+ * too, before anything parses them: both cost the parser, and kustomize far more.
  */
 import {
   CST,
@@ -32,7 +33,25 @@ export const MAX_ALIAS_COUNT = 1000;
 /** What aliases may add on top of the text itself, in the units of ExpansionBudget. */
 const EXPANSION_ALLOWANCE = 1_000_000;
 
+/**
+ * The largest YAML file a build or discovery reads. Kubernetes stores no object over 1.5 MiB
+ * (etcd's request limit) and a single CRD rarely passes 0.5 MiB, so the largest real files
+ * are CRD bundles of a few MiB. A 50 MiB file costs the parser over a gigabyte of memory,
+ * and kustomize more than its timeout.
+ */
+export const MAX_YAML_FILE_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Nodes (scalars, aliases and flow collections) in one document. The largest object
+ * Kubernetes can store holds about 60,000 (1.5 MiB of CRD schema, some 25 bytes a node);
+ * kustomize's time grows with the square of a mapping's keys (40,000 keys: half a minute),
+ * and the parser takes about 800 bytes of memory a node.
+ */
+export const MAX_DOCUMENT_NODES = 100_000;
+
 export const TOO_DEEP = `nesting deeper than ${MAX_YAML_DEPTH} levels`;
+export const TOO_BIG = `larger than ${MAX_YAML_FILE_BYTES / 1024 / 1024} MiB`;
+export const TOO_MANY_NODES = `more than ${MAX_DOCUMENT_NODES} nodes in one document`;
 export const TOO_MANY_ALIASES = `more than ${MAX_ALIAS_COUNT} aliases`;
 export const ALIAS_CYCLE = 'an alias inside the node it refers to';
 export const TOO_LARGE = 'aliases expand it to more than twice its size';
@@ -221,4 +240,62 @@ export class ExpansionBudget {
     }
     return undefined;
   }
+}
+
+/** Lexemes that each start a node of their own; block collections have no lexeme of theirs. */
+const NODE_TYPES = new Set<string | null>([
+  'scalar',
+  'single-quoted-scalar',
+  'double-quoted-scalar',
+  'alias',
+  'flow-map-start',
+  'flow-seq-start',
+]);
+
+/** Lexemes that separate documents: a document's count starts again after them. */
+const DOCUMENT_TYPES = new Set<string | null>(['doc-start', 'doc-end', 'doc-mode']);
+
+/** Lexer markers that stand for no text of the source. */
+const MARKERS = new Set(['\x02', '\x18', '\x1f']);
+
+/**
+ * The line where a document of `text` passes MAX_DOCUMENT_NODES, or undefined. Only lexes,
+ * never builds a document, and skips text too short to hold that many nodes: each takes
+ * two characters at least (a character and a separator), bar flow collections opened one
+ * inside the other. Text that nests deeper than MAX_YAML_DEPTH is the depth bound's to
+ * report: the count stops there, before the lexer's recursion over a run goes deep.
+ */
+export function tooManyNodes(text: string): { line: number } | undefined {
+  if (text.length < 2 * (MAX_DOCUMENT_NODES - MAX_YAML_DEPTH)) return undefined;
+  let nodes = 0;
+  let offset = 0;
+  let flowDepth = 0;
+  let run = 0;
+  let scalarNext = false;
+  for (const lexeme of new Lexer().lex(text)) {
+    // The lexeme after a scalar marker is the scalar's text, whatever it looks like.
+    const type: CST.TokenType | null = scalarNext ? null : CST.tokenType(lexeme);
+    if (scalarNext || !MARKERS.has(lexeme)) offset += lexeme.length;
+    scalarNext = type === 'scalar';
+    run = RUN_TYPES.has(type) ? run + 1 : 0;
+    if (type === 'flow-map-start' || type === 'flow-seq-start') flowDepth += 1;
+    else if ((type === 'flow-map-end' || type === 'flow-seq-end') && flowDepth > 0) flowDepth -= 1;
+    if (run > MAX_RUN || flowDepth > MAX_YAML_DEPTH) return undefined;
+    if (DOCUMENT_TYPES.has(type)) {
+      nodes = 0;
+      flowDepth = 0;
+    } else if (NODE_TYPES.has(type) && ++nodes > MAX_DOCUMENT_NODES) {
+      return { line: lineAt(text, offset) };
+    }
+  }
+  return undefined;
+}
+
+/** The 1-based line of `offset` in `text`. */
+function lineAt(text: string, offset: number): number {
+  let line = 1;
+  for (let at = text.indexOf('\n'); at >= 0 && at < offset; at = text.indexOf('\n', at + 1)) {
+    line += 1;
+  }
+  return line;
 }

@@ -3,8 +3,6 @@
  * Kustomization in dependency order, taking nested Kustomizations from their parent's
  * rendered output. Failures stay with their producer; the rest of the cluster renders.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FluxlensError, UsageError } from '../../errors.js';
 import type { ProducerBuildDeps } from './build-producer.js';
@@ -24,6 +22,7 @@ import { Producers } from './producers.js';
 import { mapLimit } from '../map-limit.js';
 import { materializeRepository } from '../materialize.js';
 import { isDirectory } from '../tree.js';
+import { createWorkspace, removeWorkspace } from '../workspace.js';
 
 export class BuiltinEngine implements RenderEngine {
   readonly name = 'builtin' as const;
@@ -34,7 +33,7 @@ export class BuiltinEngine implements RenderEngine {
     request: RenderRequest,
     onProgress?: (p: RenderProgress) => void,
   ): Promise<RenderedCluster> {
-    const workspace = await mkdtemp(join(tmpdir(), 'fluxlens-'));
+    const workspace = await createWorkspace('fluxlens-');
     try {
       const repoRoot = await materializeRepository(this.deps.runner, request, workspace, {
         maxFiles: this.deps.settings.maxSourceFiles,
@@ -51,7 +50,7 @@ export class BuiltinEngine implements RenderEngine {
       }
       return await this.renderCluster(request, workspace, repoRoot, found, onProgress);
     } finally {
-      await rm(workspace, { recursive: true, force: true });
+      await removeWorkspace(workspace);
     }
   }
 

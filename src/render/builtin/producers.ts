@@ -55,6 +55,13 @@ export interface Entry {
 
 const DEFAULT_NAMESPACE = 'default';
 
+/**
+ * Objects one producer may render. kustomize itself needs minutes for a few thousand (its
+ * time grows faster than the square of the count), no chart in use renders a tenth of
+ * this, and every object costs the diff and the report on both sides of a review.
+ */
+export const MAX_PRODUCER_OBJECTS = 10_000;
+
 /** Objects that Flux controllers act on once applied, and so become producers. */
 function producesObjects(manifest: Manifest, helm: boolean): boolean {
   return isFluxKustomization(manifest) || (helm && isHelmRelease(manifest));
@@ -213,6 +220,14 @@ export class Producers {
         ...(file ? { file } : {}),
         ...(code !== undefined ? { code } : {}),
         ...(offline !== undefined ? { offline } : {}),
+      };
+    } else if (outcome.objects.length > MAX_PRODUCER_OBJECTS) {
+      // Before its objects reach the cluster: none of them, nor any producer among them.
+      entry.status = 'failed';
+      const file = this.definitionFile(entry);
+      entry.error = {
+        message: `rendered ${outcome.objects.length} objects, more than the ${MAX_PRODUCER_OBJECTS} fluxlens reviews of one producer`,
+        ...(file ? { file } : {}),
       };
     } else {
       entry.status = 'done';

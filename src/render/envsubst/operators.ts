@@ -106,6 +106,22 @@ function replaceEmpty(value: string, repl: string): string {
   return out;
 }
 
+/**
+ * The length of `${v//pattern/repl}` without making it: the one operator whose result can
+ * be many times the length of its inputs (an empty pattern puts `repl` around every rune).
+ */
+export function replaceAllLength(value: string, pattern: string, repl: string): number {
+  let count = 0;
+  if (pattern === '') {
+    for (let i = 0; i < value.length; i += decodeRune(value, i)[1]) count += 1;
+    return value.length + (count + 1) * repl.length;
+  }
+  for (let at = value.indexOf(pattern); at >= 0; at = value.indexOf(pattern, at + pattern.length)) {
+    count += 1;
+  }
+  return value.length + count * (repl.length - pattern.length);
+}
+
 // Replacement patterns are literal strings, not globs: `${v/*/x}` replaces an asterisk.
 function replace(op: string, value: string, pattern: string, repl: string | undefined): string {
   if (op === '/#' || op === '/%') {

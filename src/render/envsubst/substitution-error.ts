@@ -11,10 +11,16 @@ export class SubstitutionError extends FluxlensError {
 
   constructor(
     message: string,
-    options: { variable?: string; cause?: unknown; fluxWorded?: boolean } = {},
+    options: {
+      variable?: string;
+      cause?: unknown;
+      fluxWorded?: boolean;
+      /** One of fluxlens's bounds (substitution-budget.ts) rather than a defect Flux reports. */
+      limit?: boolean;
+    } = {},
   ) {
     super(
-      'invalid-content',
+      options.limit === true ? 'limit-exceeded' : 'invalid-content',
       message,
       options.cause === undefined ? undefined : { cause: options.cause },
     );

@@ -112,8 +112,7 @@
  *   metadata.namespace, no chart) fails every HelmRelease's run (from code). Errors carry no file;
  *   chart objects carry the chart template (helm's `# Source:`) as their file.
  */
-import { mkdtemp, readdir, readFile, realpath, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, realpath, rm, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { FluxlensError, UsageError, errorMessage } from '../../errors.js';
 import { ToolError } from '../../tool-runner.js';
@@ -142,6 +141,7 @@ import { mapSources, sourcesArgs } from './sources.js';
 import { materializeRepository } from '../materialize.js';
 import { producerKey, type RenderedCluster } from '../../model/index.js';
 import { copyTree, isDirectory } from '../tree.js';
+import { createWorkspace, removeWorkspace } from '../workspace.js';
 import { parseDocuments } from '../yaml.js';
 
 export class FluxLocalEngine implements RenderEngine {
@@ -155,7 +155,7 @@ export class FluxLocalEngine implements RenderEngine {
   ): Promise<RenderedCluster> {
     // A SetupError when flux-local is not installed; everything after is the repository's.
     await this.deps.runner.resolve('flux-local');
-    const dir = await mkdtemp(join(tmpdir(), 'fluxlens-fl-'));
+    const dir = await createWorkspace('fluxlens-fl-');
     try {
       const cluster = await this.renderIn(request, dir, onProgress);
       // Flux never reconciles a dependsOn cycle, whatever flux-local made of it; and
@@ -169,7 +169,7 @@ export class FluxLocalEngine implements RenderEngine {
         errors: [...cluster.errors, ...dependsOnCycles(cluster.producers), ...twice],
       };
     } finally {
-      await rm(dir, { recursive: true, force: true });
+      await removeWorkspace(dir);
     }
   }
 

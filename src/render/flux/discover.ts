@@ -10,6 +10,7 @@ import { isFluxKustomization, isFluxSource, isHelmRelease } from './objects.js';
 import type { Manifest } from '../../model/index.js';
 import type { SourceIgnore } from './source-ignore.js';
 import { parseDocuments } from '../yaml.js';
+import { MAX_YAML_FILE_BYTES } from '../yaml-bounds.js';
 
 export interface FoundObject {
   manifest: Manifest;
@@ -24,8 +25,6 @@ export interface Discovery {
   sources: FoundObject[];
   configData: FoundObject[];
 }
-
-const MAX_FILE_BYTES = 4 * 1024 * 1024;
 
 export async function discover(
   root: string,
@@ -49,7 +48,8 @@ export async function discover(
 
 async function readObjects(root: string, file: string, found: Discovery): Promise<void> {
   const path = join(root, file);
-  if ((await stat(path)).size > MAX_FILE_BYTES) return;
+  // Left unread, as any file that does not parse: the build that reads it fails, naming it.
+  if ((await stat(path)).size > MAX_YAML_FILE_BYTES) return;
   const { documents } = parseDocuments(await readFile(path, 'utf8'));
   for (const { manifest, line } of documents) {
     const item = { manifest, file, line };

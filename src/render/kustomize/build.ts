@@ -8,6 +8,7 @@ import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { ToolRunner } from '../../tool-runner.js';
 import { findKustomizationFile } from './generate.js';
 import { parseDocuments, yamlOverLimit } from '../yaml.js';
+import { MAX_YAML_FILE_BYTES, TOO_BIG, TOO_MANY_NODES, tooManyNodes } from '../yaml-bounds.js';
 import { FluxlensError } from '../../errors.js';
 
 export interface KustomizeOptions {
@@ -33,8 +34,8 @@ export async function kustomizeBuild(
 
 /**
  * A tree kustomize must not build, naming the file that says why: a path that leaves the
- * source, a remote base, or (`limit-exceeded`) YAML past fluxlens's bounds, which kustomize
- * would spend minutes and gigabytes on.
+ * source, a remote base, or (`limit-exceeded`) a file larger or YAML deeper, wider or more
+ * aliased than fluxlens's bounds, which kustomize would spend minutes and gigabytes on.
  */
 export class UnsafePathError extends FluxlensError {
   constructor(
@@ -114,8 +115,25 @@ function inlinePatches(kus: Record<string, unknown>): string[] {
 
 /** Refuses YAML past fluxlens's bounds before kustomize reads it. */
 function checkYaml(text: string, file: string): void {
+  checkNodes(text, file);
   const problem = yamlOverLimit(text);
   if (problem !== undefined) throw overLimit(file, problem);
+}
+
+/** Counting nodes only lexes: it runs before anything that parses. */
+function checkNodes(text: string, file: string): void {
+  const many = tooManyNodes(text);
+  if (many !== undefined) throw overLimit(file, `${TOO_MANY_NODES} at line ${many.line}`);
+}
+
+/** Refuses a file larger than fluxlens reads, unread. */
+async function checkSize(path: string, file: string): Promise<void> {
+  if ((await stat(path)).size > MAX_YAML_FILE_BYTES) throw overLimit(file, TOO_BIG);
+}
+
+async function readYaml(path: string, file: string): Promise<string> {
+  await checkSize(path, file);
+  return readFile(path, 'utf8');
 }
 
 function overLimit(file: string, problem: string): UnsafePathError {
@@ -132,7 +150,7 @@ async function checkFolderYaml(dir: string, realRoot: string, depth: number): Pr
     const path = join(dir, entry.name);
     if (entry.isDirectory()) await checkFolderYaml(path, realRoot, depth + 1);
     else if (entry.isFile() && /\.ya?ml$/.test(entry.name))
-      checkYaml(await readFile(path, 'utf8'), rel(realRoot, path));
+      checkYaml(await readYaml(path, rel(realRoot, path)), rel(realRoot, path));
   }
 }
 
@@ -158,7 +176,9 @@ export async function checkKustomizationTree(
     const name = await findKustomizationFile(current);
     if (!name) return checkFolderYaml(current, realRoot, depth);
     const file = join(current, name);
-    const parsed = parseDocuments(await readFile(file, 'utf8'));
+    const text = await readYaml(file, rel(realRoot, file));
+    checkNodes(text, rel(realRoot, file));
+    const parsed = parseDocuments(text);
     if (parsed.overLimit) throw overLimit(rel(realRoot, file), parsed.error ?? '');
     const kus = parsed.documents[0]?.manifest ?? {};
     for (const patch of inlinePatches(kus)) checkYaml(patch, rel(realRoot, file));
@@ -184,7 +204,9 @@ export async function checkKustomizationTree(
       const isDir = (await stat(real)).isDirectory();
       if (dirOk && isDir) await visit(target, depth + 1);
       else if (!isDir && yaml !== false)
-        checkYaml(await readFile(real, 'utf8'), rel(realRoot, real));
+        checkYaml(await readYaml(real, rel(realRoot, real)), rel(realRoot, real));
+      // Generator files are no YAML, but kustomize reads them whole into a ConfigMap or Secret.
+      else if (!isDir) await checkSize(real, rel(realRoot, real));
     }
   };
   await visit(dir, 0);
