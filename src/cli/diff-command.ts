@@ -85,6 +85,8 @@ export async function analyzeCheckout(opts: DiffFlags, io: CliIO): Promise<Analy
     runner,
     machine: renderMachine(config, opts),
     onProgress: (p) => reportProgress(p, io),
+    // A signal stops the tools, and the engines remove their scratch folders on the way out.
+    ...(io.shutdown ? { signal: io.shutdown } : {}),
   });
   if (io.isTTY) io.stderr('\r\x1b[K');
   return outcome;

@@ -49,7 +49,9 @@ export async function renderCommand(args: string[], io: CliIO): Promise<number> 
   }
   const sources = sourceMappings(opts);
   const config = loadConfig(io.env, availableParallelism());
-  const runner = createToolRunner(config);
+  // A signal stops the tools, and the engine removes its scratch folders on the way out.
+  const tools = createToolRunner(config);
+  const runner = io.shutdown ? tools.withSignal(io.shutdown) : tools;
   const settings = renderSettings(renderMachine(config, opts), renderOptions(opts));
   const renderer = createEngine(engine, { runner, settings });
   // A revision is read from the top of the work tree; a folder on disk renders as it is.

@@ -6,9 +6,11 @@ import {
   MAX_ALIAS_COUNT,
   NO_ANCHOR,
   TOO_DEEP,
+  TOO_MANY_NODES,
   aliasProblem,
   composeBounded,
   mayNestDeep,
+  tooManyNodes,
 } from './yaml-bounds.js';
 
 export interface ParsedDocument {
@@ -33,6 +35,9 @@ const OPTIONS = { uniqueKeys: false, logLevel: 'error' } as const;
 
 /** Parses every document of a YAML stream; empty documents and non-mappings are dropped. */
 export function parseDocuments(text: string): ParseResult {
+  // Counted by lexing alone, before the parser spends its time and memory on every node.
+  const many = tooManyNodes(text);
+  if (many !== undefined) return overLimit([], `${TOO_MANY_NODES} at line ${many.line}`);
   const { docs, lines, tooDeep } = composeBounded(text, OPTIONS);
   const budget = new ExpansionBudget(text);
   const documents: ParsedDocument[] = [];

@@ -114,7 +114,7 @@
  */
 import { readdir, readFile, realpath, rm, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { FluxlensError, UsageError, errorMessage } from '../../errors.js';
+import { FluxlensError, UsageError, classify, errorMessage } from '../../errors.js';
 import { ToolError } from '../../tool-runner.js';
 import {
   type FoundObject,
@@ -331,6 +331,8 @@ export class FluxLocalEngine implements RenderEngine {
       });
       return { ok: true, stdout };
     } catch (err) {
+      // A cancelled review is no failure of flux-local's: the whole render stops.
+      if (classify(err) === 'cancelled') throw err;
       const raw =
         err instanceof ToolError && err.exitCode !== undefined && err.stderrTail
           ? err.stderrTail

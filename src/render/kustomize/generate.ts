@@ -7,6 +7,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseDocuments } from '../yaml.js';
+import { MAX_YAML_FILE_BYTES, TOO_BIG } from '../yaml-bounds.js';
 import type { FluxKustomization } from '../flux/index.js';
 import { FluxlensError } from '../../errors.js';
 
@@ -67,7 +68,11 @@ export async function generateKustomization(
   const existing = await findKustomizationFile(dir);
   let kus: Record<string, unknown>;
   if (existing) {
-    const parsed = parseDocuments(await readFile(join(dir, existing), 'utf8'));
+    const path = join(dir, existing);
+    const parsed =
+      (await stat(path)).size > MAX_YAML_FILE_BYTES
+        ? { error: TOO_BIG, documents: [] }
+        : parseDocuments(await readFile(path, 'utf8'));
     if (parsed.error) {
       throw new GenerateError(`invalid ${existing}: ${parsed.error}`, joinRel(relDir, existing));
     }
@@ -207,7 +212,11 @@ async function scanManifests(root: string, rel: string, relDir: string): Promise
     }
     // Symlinked files are read through the link, as Flux's walk does.
     if (!(entry.isFile() || entry.isSymbolicLink()) || !/\.ya?ml$/.test(entry.name)) continue;
-    const parsed = parseDocuments(await readFile(join(root, childRel), 'utf8'));
+    const path = join(root, childRel);
+    const parsed =
+      (await stat(path)).size > MAX_YAML_FILE_BYTES
+        ? { error: TOO_BIG, documents: [] }
+        : parseDocuments(await readFile(path, 'utf8'));
     const bad = parsed.error ?? kubernetesShapeError(parsed.documents.map((d) => d.manifest));
     if (bad) {
       const file = joinRel(relDir, childRel);
