@@ -16,7 +16,13 @@ import {
   readConfigData,
 } from '../../model/index.js';
 import { secretKeysOf } from '../../redact/index.js';
-import { type Discovery, SourceIgnore, Sources, discover } from '../flux/index.js';
+import {
+  type Discovery,
+  SourceIgnore,
+  Sources,
+  discover,
+  withInstanceSyncs,
+} from '../flux/index.js';
 import type { EngineDeps, RenderEngine, RenderProgress, RenderRequest } from '../engine.js';
 import { Producers } from './producers.js';
 import { mapLimit } from '../map-limit.js';
@@ -41,7 +47,9 @@ export class BuiltinEngine implements RenderEngine {
       const entry = request.entry;
       if (!(await isDirectory(join(repoRoot, entry))))
         throw new UsageError(`entry path '${entry}' is not a folder`);
-      const found = await discover(repoRoot, entry, await SourceIgnore.load(repoRoot));
+      const found = withInstanceSyncs(
+        await discover(repoRoot, entry, await SourceIgnore.load(repoRoot)),
+      );
       if (found.kustomizations.length === 0 && found.helmReleases.length === 0) {
         throw new FluxlensError(
           'no-flux-objects',

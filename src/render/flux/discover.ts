@@ -1,14 +1,19 @@
 /**
  * Finds the Flux objects written in the repository's files under the entry folder:
- * Kustomizations, sources, HelmReleases, and the ConfigMaps and Secrets that
- * substitution and values may read. Files that are not YAML Kubernetes documents are
- * skipped: they are some build's business, not discovery's.
+ * Kustomizations, sources, HelmReleases, FluxInstances, and the ConfigMaps and Secrets
+ * that substitution and values may read. Files that are not YAML Kubernetes documents are
+ * skipped: they are some build's business, not discovery's. So are files no build reads
+ * as objects (a patch, a file its folder's kustomization does not list): Flux applies what
+ * kustomize builds, and a partial HelmRelease in a patch file is no second definition.
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { isFluxInstance } from './flux-instance.js';
+import { KustomizationReferences } from './kustomization-references.js';
 import { isFluxKustomization, isFluxSource, isHelmRelease } from './objects.js';
 import type { Manifest } from '../../model/index.js';
 import type { SourceIgnore } from './source-ignore.js';
+import { normalizeFluxPath } from './sources.js';
 import { parseDocuments } from '../yaml.js';
 import { MAX_YAML_FILE_BYTES } from '../yaml-bounds.js';
 
@@ -20,10 +25,14 @@ export interface FoundObject {
 }
 
 export interface Discovery {
+  /** The entry folder, normalised as Flux normalises spec.path ('.' for the root). */
+  entry: string;
   kustomizations: FoundObject[];
   helmReleases: FoundObject[];
   sources: FoundObject[];
   configData: FoundObject[];
+  /** flux-operator FluxInstances, whose spec.sync the operator turns into a Kustomization. */
+  instances: FoundObject[];
 }
 
 export async function discover(
@@ -31,7 +40,15 @@ export async function discover(
   entry: string,
   ignore: SourceIgnore,
 ): Promise<Discovery> {
-  const found: Discovery = { kustomizations: [], helmReleases: [], sources: [], configData: [] };
+  const found: Discovery = {
+    entry: normalizeFluxPath(entry),
+    kustomizations: [],
+    helmReleases: [],
+    sources: [],
+    configData: [],
+    instances: [],
+  };
+  const files: string[] = [];
   const walk = async (rel: string): Promise<void> => {
     const entries = await readdir(join(root, rel), { withFileTypes: true });
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -39,10 +56,15 @@ export async function discover(
       const childRel = rel === '' ? e.name : `${rel}/${e.name}`;
       if (ignore.ignores(childRel, e.isDirectory())) continue;
       if (e.isDirectory()) await walk(childRel);
-      else if (e.isFile() && /\.ya?ml$/.test(e.name)) await readObjects(root, childRel, found);
+      else if (e.isFile() && /\.ya?ml$|^Kustomization$/.test(e.name)) files.push(childRel);
     }
   };
   await walk(entry === '.' ? '' : entry);
+  const references = await KustomizationReferences.read(root, files);
+  for (const file of files) {
+    if (/\.ya?ml$/.test(file) && references.holdsObjects(file))
+      await readObjects(root, file, found);
+  }
   return found;
 }
 
@@ -56,6 +78,7 @@ async function readObjects(root: string, file: string, found: Discovery): Promis
     if (isFluxKustomization(manifest)) found.kustomizations.push(item);
     else if (isHelmRelease(manifest)) found.helmReleases.push(item);
     else if (isFluxSource(manifest)) found.sources.push(item);
+    else if (isFluxInstance(manifest)) found.instances.push(item);
     else if (
       manifest['apiVersion'] === 'v1' &&
       (manifest['kind'] === 'ConfigMap' || manifest['kind'] === 'Secret')

@@ -4,6 +4,7 @@
  */
 export { dependsOnCycles } from './depends-on-cycles.js';
 export { type Discovery, type FoundObject, discover } from './discover.js';
+export { type InstanceSync, instanceSync, withInstanceSyncs } from './flux-instance.js';
 export {
   CommonMetadata,
   FluxKustomization,
