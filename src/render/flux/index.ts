@@ -14,6 +14,7 @@ export {
   isFluxKustomization,
   isHelmRelease,
 } from './objects.js';
+export { KUSTOMIZATION_FILE_NAMES } from './kustomization-references.js';
 export { refOf } from './ref-of.js';
 export { SourceIgnore } from './source-ignore.js';
 export { normalizeFluxPath, resolveInside, Sources } from './sources.js';

@@ -12,7 +12,7 @@ import { parseDocuments } from '../yaml.js';
 import { MAX_YAML_FILE_BYTES } from '../yaml-bounds.js';
 
 /** kustomize's names for a kustomization file, in the order it looks for them. */
-const KUSTOMIZATION_FILE_NAMES: readonly string[] = [
+export const KUSTOMIZATION_FILE_NAMES: readonly string[] = [
   'kustomization.yaml',
   'kustomization.yml',
   'Kustomization',

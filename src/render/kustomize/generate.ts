@@ -8,14 +8,8 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseDocuments } from '../yaml.js';
 import { MAX_YAML_FILE_BYTES, TOO_BIG } from '../yaml-bounds.js';
-import type { FluxKustomization } from '../flux/index.js';
+import { type FluxKustomization, KUSTOMIZATION_FILE_NAMES } from '../flux/index.js';
 import { FluxlensError } from '../../errors.js';
-
-export const KUSTOMIZATION_FILE_NAMES = [
-  'kustomization.yaml',
-  'kustomization.yml',
-  'Kustomization',
-];
 
 /** Top-level fields of kustomize's Kustomization type; Flux's typed round trip drops others. */
 const KNOWN_FIELDS = new Set(
