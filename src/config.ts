@@ -5,9 +5,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { SetupError } from './errors.js';
+import { type RegistryCredentialFile, readRegistryConfig } from './registry-config.js';
 
 const positiveInt = (max: number) => z.coerce.number().int().min(1).max(max);
 const flag = z
@@ -48,6 +49,12 @@ const RenderEnvSchema = z.object({
    * other non-public addresses: `allow` (the CLI's default) or `deny` (the service's).
    */
   FLUXLENS_CHART_PRIVATE_ADDRESSES: z.enum(['allow', 'deny']).optional(),
+  /**
+   * A Docker config.json-style file of chart registry credentials by host (what
+   * `helm registry login` writes). Unset: no credentials at all; the user's own helm and
+   * Docker configuration is never read, so that a laptop's logins do not leak into reviews.
+   */
+  FLUXLENS_REGISTRY_CONFIG: z.string().min(1).optional(),
   PATH: z.string().default(''),
 });
 
@@ -170,6 +177,7 @@ export interface Config {
     privateAddresses: 'allow' | 'deny';
     connectTimeoutMs: number;
     responseTimeoutMs: number;
+    credentials: RegistryCredentialFile | undefined;
   };
 }
 
@@ -239,6 +247,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cpuCount = 2): 
       privateAddresses: e.FLUXLENS_CHART_PRIVATE_ADDRESSES ?? 'allow',
       connectTimeoutMs: e.FLUXLENS_CHART_CONNECT_TIMEOUT_SECONDS * 1000,
       responseTimeoutMs: e.FLUXLENS_CHART_RESPONSE_TIMEOUT_SECONDS * 1000,
+      credentials:
+        e.FLUXLENS_REGISTRY_CONFIG === undefined
+          ? undefined
+          : readRegistryConfig(resolve(e.FLUXLENS_REGISTRY_CONFIG)),
     },
   };
 }

@@ -33,6 +33,32 @@ export interface ChartNetwork {
   connectTimeoutMs: number;
   /** From the connection to the response's status line. */
   responseTimeoutMs: number;
+  /** The operator's chart registry credentials (FLUXLENS_REGISTRY_CONFIG); none when absent. */
+  credentials?: RegistryCredentials | undefined;
+}
+
+/** What a registry credentials file entry holds: a login, or an OAuth2 refresh token. */
+export type RegistrySecret =
+  | { kind: 'basic'; username: string; password: string }
+  | { kind: 'identity-token'; token: string };
+
+export interface RegistryCredential {
+  /** `host` or `host:port` as URL.host writes it (lower case, no default port). */
+  host: string;
+  /** The entry was written `http://HOST`: it may also travel over plain HTTP. */
+  plainHttp: boolean;
+  secret: RegistrySecret;
+}
+
+/**
+ * Credentials by host, read from the operator's file at startup (see helm/
+ * registry-credentials.ts for where they may go). An implementation keeps the values out
+ * of JSON and inspection: only the hosts may be shown.
+ */
+export interface RegistryCredentials {
+  /** Hosts with an entry, sorted. */
+  readonly hosts: readonly string[];
+  forHost(host: string): RegistryCredential | undefined;
 }
 
 export const DEFAULT_CHART_NETWORK: ChartNetwork = {

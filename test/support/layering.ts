@@ -14,7 +14,8 @@ import ts from 'typescript';
 export const LAYERS: Record<string, readonly string[]> = {
   model: [],
   errors: [],
-  config: [],
+  'registry-config': [],
+  config: ['registry-config'],
   'report-link': [],
   'tool-runner': ['config'],
   logger: ['redact'],

@@ -7,6 +7,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ENV_VARIABLES,
@@ -226,6 +227,153 @@ describe('what each role needs', () => {
   });
 });
 
+describe('chart registry credentials (FLUXLENS_REGISTRY_CONFIG)', () => {
+  const b64 = (text: string) => Buffer.from(text).toString('base64');
+  const registryFile = (name: string, content: unknown) =>
+    secretFile(name, typeof content === 'string' ? content : JSON.stringify(content));
+  const credentialsOf = (path: string) => loadConfig({ FLUXLENS_REGISTRY_CONFIG: path });
+
+  it('reads no credentials at all unless the operator names a file', () => {
+    expect(loadConfig({ HOME: homedir() }).chartNetwork.credentials).toBeUndefined();
+  });
+
+  it('reads logins, login pairs and identity tokens by host, keys written as Docker writes them', () => {
+    const path = registryFile('docker-config.json', {
+      auths: {
+        'https://Charts.Example.com/v1/': { auth: b64(`ci:${SECRET}`), email: 'ci@example.com' },
+        'registry.lan:5000': { username: 'lab', password: SECRET },
+        'http://10.0.0.7:8080': { auth: b64(`lab:${SECRET}`) },
+        'acr.example.io': {
+          auth: b64('00000000-0000-0000-0000-000000000000:'),
+          identitytoken: SECRET,
+        },
+        'ghcr.io:443': { username: 'me', password: SECRET },
+      },
+      HttpHeaders: { 'User-Agent': 'docker' },
+    });
+    const credentials = credentialsOf(path).chartNetwork.credentials;
+    expect(credentials?.hosts).toEqual([
+      '10.0.0.7:8080',
+      'acr.example.io',
+      'charts.example.com',
+      'ghcr.io',
+      'registry.lan:5000',
+    ]);
+    expect(credentials?.forHost('charts.example.com')).toEqual({
+      host: 'charts.example.com',
+      plainHttp: false,
+      secret: { kind: 'basic', username: 'ci', password: SECRET },
+    });
+    expect(credentials?.forHost('10.0.0.7:8080')?.plainHttp).toBe(true);
+    expect(credentials?.forHost('registry.lan:5000')?.secret).toEqual({
+      kind: 'basic',
+      username: 'lab',
+      password: SECRET,
+    });
+    expect(credentials?.forHost('acr.example.io')?.secret).toEqual({
+      kind: 'identity-token',
+      token: SECRET,
+    });
+    expect(credentials?.forHost('registry.lan')).toBeUndefined();
+  });
+
+  it('keeps the values out of JSON and util.inspect, in the CLI and the service config', () => {
+    const path = registryFile('one-login.json', {
+      auths: { 'charts.example.com': { auth: b64(`ci:${SECRET}`) } },
+    });
+    const cli = credentialsOf(path);
+    const service = load('server', { ...SIGNED, FLUXLENS_REGISTRY_CONFIG: path });
+    expect(service.chartNetwork.credentials?.hosts).toEqual(['charts.example.com']);
+    for (const config of [cli, service]) {
+      const printed = JSON.stringify(config) + inspect(config, { depth: 9 });
+      expect(printed).toContain('charts.example.com');
+      expect(printed).not.toContain(SECRET);
+      expect(printed).not.toContain(b64(`ci:${SECRET}`));
+    }
+  });
+
+  it.each([
+    [
+      'a file that is not there',
+      () => join(dir, 'no-such-registry-config.json'),
+      /cannot be read \(ENOENT\)/,
+    ],
+    ['a folder', () => dir, /cannot be read \(EISDIR\)/],
+    [
+      'text that is not JSON',
+      () => registryFile('not-json', `{"auths": ${SECRET}`),
+      /is not valid JSON/,
+    ],
+    [
+      'auths that is not a map',
+      () => registryFile('list', { auths: [SECRET] }),
+      /is not a registry config file \(auths\)/,
+    ],
+    [
+      'a value of the wrong type',
+      () => registryFile('number', { auths: { 'x.io': { auth: 5, password: SECRET } } }),
+      /entry 'x.io': auth/,
+    ],
+    [
+      'an entry without credentials',
+      () => registryFile('empty-entry', { auths: { 'x.io': {} } }),
+      /entry 'x.io': it holds no credentials/,
+    ],
+    [
+      'a password without a username',
+      () => registryFile('no-user', { auths: { 'x.io': { password: SECRET } } }),
+      /entry 'x.io': it holds no credentials/,
+    ],
+    [
+      'auth that is not base64 of user:password',
+      () => registryFile('bad-auth', { auths: { 'x.io': { auth: `${SECRET}!` } } }),
+      /entry 'x.io': its auth is not the base64 of user:password/,
+    ],
+    [
+      'auth without a colon',
+      () => registryFile('no-colon', { auths: { 'x.io': { auth: b64(SECRET) } } }),
+      /its auth is not the base64/,
+    ],
+    [
+      'a key with a login in it',
+      () =>
+        registryFile('userinfo-key', { auths: { [`me:${SECRET}@x.io`]: { auth: b64('a:b') } } }),
+      /has an entry, whose key is not a host/,
+    ],
+    [
+      'a credential helper',
+      () => registryFile('helper', { auths: {}, credsStore: 'desktop' }),
+      /names a credential helper/,
+    ],
+    [
+      'per-registry helpers',
+      () => registryFile('helpers', { credHelpers: { 'x.io': 'ecr-login' } }),
+      /names a credential helper/,
+    ],
+    [
+      'two different logins for one host',
+      () =>
+        registryFile('twice', {
+          auths: { 'x.io': { auth: b64(`a:${SECRET}`) }, 'https://x.io': { auth: b64('a:other') } },
+        }),
+      /has two entries with different credentials for x.io/,
+    ],
+  ])('stops startup on %s, naming the file and never its content', (_case, file, reason) => {
+    const path = file();
+    let message = '';
+    try {
+      credentialsOf(path);
+    } catch (err) {
+      expect(err).toBeInstanceOf(SetupError);
+      message = (err as Error).message;
+    }
+    expect(message).toContain(`invalid environment: FLUXLENS_REGISTRY_CONFIG: ${path} `);
+    expect(message).toMatch(reason);
+    expect(message).not.toContain(SECRET);
+    expect(message).not.toContain(b64(SECRET).slice(0, 12));
+  });
+});
+
 /** The "## Environment variables" section of docs/configuration.md, up to the next section. */
 function configurationSection(): string {
   const doc = readFileSync(join(projectRoot, 'docs', 'configuration.md'), 'utf8');
@@ -266,6 +414,7 @@ const SHOWN_DEFAULT: Record<string, (c: ServiceConfig) => string> = {
   FLUXLENS_CHART_RESPONSE_TIMEOUT_SECONDS: (c) => String(c.chartNetwork.responseTimeoutMs / 1000),
   FLUXLENS_CHART_PRIVATE_ADDRESSES: (c) =>
     `CLI ${loadConfig({}).chartNetwork.privateAddresses}, service ${c.chartNetwork.privateAddresses}`,
+  FLUXLENS_REGISTRY_CONFIG: (c) => unset(c.chartNetwork.credentials ? 'set' : undefined),
   FLUXLENS_REDIS_URL: (c) => unset(c.redisUrl),
   FLUXLENS_REDIS_PREFIX: (c) => c.redisPrefix,
   FLUXLENS_PORT: (c) => String(c.port),

@@ -29,6 +29,7 @@ import { join, posix, resolve, sep } from 'node:path';
 import { isHelmRelease, normalizeFluxPath, refOf } from '../flux/index.js';
 import type { RenderSettings } from '../engine.js';
 import { mapLimit } from '../map-limit.js';
+import { isolatedHelmHome } from '../helm/index.js';
 import { chartFailureTags } from './chart-failure.js';
 import {
   asRecord,
@@ -159,7 +160,7 @@ async function inflate(
     return fail(`flux-local cannot select HelmRelease '${ref.namespace}/${ref.name}' by name`);
   }
   const outputFile = join(ctx.scratch, `release-${index}.yaml`);
-  const run = await ctx.run(releaseArgs(ctx, ref, outputFile), helmEnv(ctx, index));
+  const run = await ctx.run(releaseArgs(ctx, ref, outputFile), await helmEnv(ctx, index));
   if (!run.ok) return fail(run.message, chartFailureTags(run.message, !chart.local));
   const output = await ctx.readOutput(outputFile);
   if ('error' in output) return fail(output.error);
@@ -209,12 +210,10 @@ function releaseArgs(ctx: ReleaseContext, ref: ProducerRef, outputFile: string):
 }
 
 /** Fresh helm homes per run; offline, also a proxy that refuses every connection. */
-function helmEnv(ctx: ReleaseContext, index: number): Record<string, string> {
-  const home = join(ctx.scratch, `helm-${index}`);
+/** flux-local's helm gets homes of its own, with none of the user's registry logins. */
+async function helmEnv(ctx: ReleaseContext, index: number): Promise<Record<string, string>> {
   const env: Record<string, string> = {
-    HELM_CONFIG_HOME: join(home, 'config'),
-    HELM_CACHE_HOME: join(home, 'cache'),
-    HELM_DATA_HOME: join(home, 'data'),
+    ...(await isolatedHelmHome(join(ctx.scratch, `helm-${index}`))),
   };
   if (ctx.settings.helm.offline) {
     for (const name of ['HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY']) {

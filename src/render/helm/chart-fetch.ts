@@ -1,19 +1,24 @@
 /**
  * HTTP(S) downloads of chart repository files: a bound on connecting, on the first byte of
- * the answer and on the whole transfer, a size cap enforced while reading, no credentials,
- * the address policy of chart-network.ts on every connection, and redirects followed by
- * hand so each hop is checked. A redirect may stay within its origin (scheme, host and
- * port), or go from https to https elsewhere: chart archives listed on GitHub releases
- * answer with a redirect to a CDN, and refusing that would make common charts
- * unreachable. It may not go to plain http on another origin, from https to http, or carry
- * credentials, and at most MAX_REDIRECTS times.
+ * the answer and on the whole transfer (chart-request.ts), a size cap enforced while
+ * reading, the address policy on every connection, and redirects followed by hand so each
+ * hop is checked. A redirect may stay within its origin (scheme, host and port), or go
+ * from https to https elsewhere: chart archives listed on GitHub releases answer with a
+ * redirect to a CDN, and refusing that would make common charts unreachable. It may not go
+ * to plain http on another origin, from https to http, or to a URL with credentials, and
+ * at most MAX_REDIRECTS times.
+ *
+ * Each hop is a new request and carries only its own host's credentials from the
+ * operator's file (registry-credentials.ts): a redirect to another host drops them.
  */
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { ChartContentError } from './chart-content-error.js';
 import { ChartUnavailableError } from './chart-unavailable-error.js';
 import { DEFAULT_CHART_NETWORK, type ChartNetwork } from '../engine.js';
-import { checkHostLiteral, checkedLookup } from './chart-network.js';
+import { describeUrl, safeUrl, sendChartRequest, type ChartRequestInit } from './chart-request.js';
+import { credentialNote, ownAuthorization } from './registry-credentials.js';
+
+export { describeUrl } from './chart-request.js';
 
 export interface FetchLimits {
   timeoutMs: number;
@@ -21,22 +26,28 @@ export interface FetchLimits {
   network?: ChartNetwork;
 }
 
+export interface ChartFetchInit extends ChartRequestInit {
+  /**
+   * The Authorization header of a hop to `url`, or none; by default the hop's own host's
+   * login from the operator's file. An OCI registry's token goes to its own host only.
+   */
+  authorize?: (url: URL) => string | undefined;
+  /** Bytes of a non-2xx body kept (for a proxy to pass on); 0 reads none. */
+  errorBodyBytes?: number;
+}
+
+export interface ChartResponse {
+  /** The URL that answered, after redirects. */
+  url: URL;
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+  /** Whether the request that answered carried an Authorization header. */
+  authorized: boolean;
+}
+
 const MAX_REDIRECTS = 5;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
-
-/** The URL as messages may show it: no user info, no query string, no fragment. */
-export function describeUrl(url: URL | string): string {
-  const u = typeof url === 'string' ? safeUrl(url) : url;
-  return u ? `${u.protocol}//${u.host}${u.pathname}` : '(invalid URL)';
-}
-
-function safeUrl(text: string): URL | undefined {
-  try {
-    return new URL(text);
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * An http(s) URL without embedded credentials. Flux fails on a URL that is not http(s)
@@ -57,24 +68,14 @@ export function httpUrl(text: string, what: string): URL {
 
 /** GETs `url`, following checked redirects; the body, or a ChartUnavailableError. */
 export async function fetchChartFile(url: URL, limits: FetchLimits, what: string): Promise<Buffer> {
-  const signal = AbortSignal.timeout(limits.timeoutMs);
-  let current = url;
-  for (let hop = 0; ; hop++) {
-    const response = await get(current, signal, limits, what);
-    const status = response.statusCode ?? 0;
-    if (!REDIRECT_STATUSES.has(status)) {
-      if (status < 200 || status > 299) {
-        response.destroy();
-        const detail = `${what}: ${describeUrl(current)} answered HTTP ${status}`;
-        throw unavailableStatus(status)
-          ? new ChartUnavailableError(detail)
-          : new ChartContentError(detail);
-      }
-      return readCapped(response, current, limits, what, signal);
-    }
-    response.destroy();
-    current = nextHop(current, response.headers.location, hop, what);
-  }
+  const response = await fetchChartResponse(url, limits, what, { errorBodyBytes: 0 });
+  const { status } = response;
+  if (status >= 200 && status <= 299) return response.body;
+  const note = credentialNote(response.url, limits.network, response.authorized);
+  const detail = `${what}: ${describeUrl(response.url)} answered HTTP ${status}${note ? ` (${note})` : ''}`;
+  throw unavailableStatus(status)
+    ? new ChartUnavailableError(detail)
+    : new ChartContentError(detail);
 }
 
 /**
@@ -82,65 +83,48 @@ export async function fetchChartFile(url: URL, limits: FetchLimits, what: string
  * a busy or failing server (408, 429, 5xx). Any other (404, 410) is a reachable server
  * saying the URL the repository names is not there, which Flux would fail on too.
  */
-function unavailableStatus(status: number): boolean {
+export function unavailableStatus(status: number): boolean {
   return [401, 403, 407, 408, 429].includes(status) || status >= 500;
 }
 
-/**
- * One GET: resolves with the response once its status line arrived. Connecting and the
- * first byte each have their own bound; `signal` bounds the whole download.
- */
-function get(
+/** Sends `init` to `url`, following checked redirects, and answers whatever status came. */
+export async function fetchChartResponse(
   url: URL,
-  signal: AbortSignal,
   limits: FetchLimits,
   what: string,
-): Promise<IncomingMessage> {
+  init: ChartFetchInit = {},
+): Promise<ChartResponse> {
   const network = limits.network ?? DEFAULT_CHART_NETWORK;
-  checkHostLiteral(url.hostname, network, what);
-  const lookup = checkedLookup(network, what);
-  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-  return new Promise((resolve, reject) => {
-    let timer: NodeJS.Timeout | undefined;
-    const fail = (err: unknown) => {
-      clearTimeout(timer);
-      reject(
-        err instanceof ChartUnavailableError
-          ? err
-          : new ChartUnavailableError(
-              `${what}: cannot fetch ${describeUrl(url)}: ${networkReason(err, limits)}`,
-              { cause: err },
-            ),
-      );
-    };
-    const req = send(url, {
-      method: 'GET',
-      headers: { accept: '*/*' },
+  const signal = AbortSignal.timeout(limits.timeoutMs);
+  const authorize = init.authorize ?? ((hop: URL) => ownAuthorization(hop, network));
+  let current = url;
+  for (let hop = 0; ; hop++) {
+    const authorization = authorize(current);
+    const headers = { ...init.headers, ...(authorization ? { authorization } : {}) };
+    const request = { ...init, headers };
+    const response = await sendChartRequest(
+      current,
+      request,
+      network,
       signal,
-      ...(lookup ? { lookup } : {}),
-    });
-    const stall = (ms: number, reason: string) => {
-      clearTimeout(timer);
-      timer = setTimeout(() => req.destroy(new StallError(`${reason} within ${ms} ms`)), ms);
-    };
-    stall(network.connectTimeoutMs, 'no connection');
-    req.once('socket', (socket) => {
-      const connected = () => stall(network.responseTimeoutMs, 'no response');
-      if (!socket.connecting) connected();
-      else socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', connected);
-    });
-    req.once('response', (response) => {
-      clearTimeout(timer);
-      resolve(response);
-    });
-    req.once('error', fail);
-    req.end();
-  });
-}
-
-/** A connection or answer that did not come in time (the message says which). */
-class StallError extends Error {
-  override name = 'StallError';
+      limits.timeoutMs,
+      what,
+    );
+    const status = response.statusCode ?? 0;
+    // A body cannot follow a redirect: only requests without one are redirected.
+    if (REDIRECT_STATUSES.has(status) && init.body === undefined) {
+      response.destroy();
+      current = nextHop(current, response.headers.location, hop, what);
+      continue;
+    }
+    const ok = status >= 200 && status <= 299;
+    const cap = ok ? limits.maxBytes : (init.errorBodyBytes ?? 0);
+    const body =
+      init.method === 'HEAD' || cap === 0
+        ? (response.destroy(), Buffer.alloc(0))
+        : await readCapped(response, current, { ...limits, maxBytes: cap }, what, signal, ok);
+    return { url: current, status, headers: response.headers, body, authorized: !!authorization };
+  }
 }
 
 function nextHop(from: URL, location: string | undefined, hop: number, what: string): URL {
@@ -171,19 +155,24 @@ function nextHop(from: URL, location: string | undefined, hop: number, what: str
   return to;
 }
 
+/**
+ * The body, up to `limits.maxBytes`: past it a wanted body is an error, an error body
+ * (`strict` false) is cut short.
+ */
 async function readCapped(
   response: IncomingMessage,
   url: URL,
   limits: FetchLimits,
   what: string,
   signal: AbortSignal,
+  strict: boolean,
 ): Promise<Buffer> {
   const tooBig = () =>
     new ChartUnavailableError(
       `${what}: ${describeUrl(url)} is larger than ${limits.maxBytes} bytes`,
     );
   const declared = Number(response.headers['content-length'] ?? NaN);
-  if (declared > limits.maxBytes) {
+  if (strict && declared > limits.maxBytes) {
     response.destroy();
     throw tooBig();
   }
@@ -192,8 +181,13 @@ async function readCapped(
   try {
     for await (const chunk of response) {
       const bytes = chunk as Buffer;
+      if (total + bytes.byteLength > limits.maxBytes) {
+        if (strict) throw tooBig();
+        chunks.push(bytes.subarray(0, limits.maxBytes - total));
+        response.destroy();
+        break;
+      }
       total += bytes.byteLength;
-      if (total > limits.maxBytes) throw tooBig();
       chunks.push(bytes);
     }
   } catch (err) {
@@ -207,14 +201,4 @@ async function readCapped(
     });
   }
   return Buffer.concat(chunks);
-}
-
-function networkReason(err: unknown, limits: FetchLimits): string {
-  if (err instanceof StallError) return err.message;
-  if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) {
-    return `timed out after ${limits.timeoutMs} ms`;
-  }
-  const code = (err as { code?: unknown } | undefined)?.code;
-  if (typeof code === 'string') return code;
-  return err instanceof Error ? err.message : String(err);
 }

@@ -18,10 +18,11 @@ export interface ChartSourceContext {
   maxChartBytes: number;
   /** Cap on a repository's index.yaml; source-controller's default is 50 MiB. */
   maxIndexBytes?: number;
-  /** Connect and response bounds, and the address policy, of every download. */
+  /**
+   * Connect and response bounds, the address policy and the operator's registry
+   * credentials of every download; credentials never come from the repository's Secrets.
+   */
   network?: ChartNetwork;
-  /** Credentials come from a helm registry config file / env, never from the repository's Secrets. */
-  registryConfig?: string;
 }
 
 export interface ResolvedChart {

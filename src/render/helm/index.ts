@@ -6,6 +6,7 @@ export { type ResolvedChart } from './chart-source-context.js';
 export { type ChartSourceContext, resolveChart } from './chart-source.js';
 export { ChartUnavailableError } from './chart-unavailable-error.js';
 export { HelmRelease, releaseName, releaseNamespace } from './helm-release.js';
+export { isolatedHelmHome } from './oci-pull.js';
 export { postRender } from './post-render.js';
 export { releaseSecretValues, type SecretKeysLookup } from './release-secret-values.js';
 export { chartCrdsMode, helmTemplate, takeTemplateSource } from './template.js';
