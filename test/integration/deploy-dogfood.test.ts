@@ -45,6 +45,17 @@ const tempDir = (prefix: string): string => {
 };
 afterAll(() => scratch.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
+/** The registries file that the Secret of secret.example.yaml holds, written to a file. */
+function exampleRegistriesFile(): string {
+  const example = 'deploy/kubernetes/components/private-registries/secret.example.yaml';
+  const { stringData } = z
+    .object({ stringData: z.object({ '.dockerconfigjson': z.string() }) })
+    .parse(parse(readFileSync(join(import.meta.dirname, '../..', example), 'utf8')));
+  const file = join(tempDir('fluxlens-deploy-registries-'), 'config.json');
+  writeFileSync(file, stringData['.dockerconfigjson']);
+  return file;
+}
+
 describe('fluxlens render on deploy/', () => {
   const folders = kustomizeFolders();
   const renders = new Map<string, Rendered>();
@@ -139,6 +150,11 @@ describe('fluxlens render on deploy/', () => {
       if (!container) throw new Error('a pod without containers');
       const env = containerEnv(container, secret);
       expect(Object.keys(env).filter((name) => !known.has(name))).toEqual([]);
+      // The registries file as the Secret's example gives it, where the volume puts it.
+      if (env['FLUXLENS_REGISTRY_CONFIG'] !== undefined) {
+        expect(env['FLUXLENS_REGISTRY_CONFIG']).toBe('/etc/fluxlens/registries/config.json');
+        env['FLUXLENS_REGISTRY_CONFIG'] = exampleRegistriesFile();
+      }
       expect(unmountedSecretFiles(pod, container)).toEqual([]);
       const config = loadServiceConfig(component === 'server' ? 'server' : 'worker', env, {
         readFile,
@@ -146,6 +162,16 @@ describe('fluxlens render on deploy/', () => {
       expect(config.redisUrl).toMatch(/^rediss?:\/\//);
       expect(config.github.auth?.kind).toBe('app');
     }
+  });
+
+  it('gives only the worker the chart registries file in the private-registries overlay', () => {
+    const rendered = renders.get('deploy/kubernetes/overlays/private-registries');
+    if (!rendered) throw new Error('the private-registries overlay was not rendered');
+    const pods = workloads(manifests(rendered));
+    const withFile = pods.filter(({ pod }) =>
+      pod.volumes?.some((v) => v.secret?.secretName === 'fluxlens-registries'),
+    );
+    expect(withFile.map((w) => w.label)).toEqual(['Deployment/fluxlens-worker']);
   });
 
   it('points server and worker at another Secret with the existing-Secret patches', async () => {
