@@ -15,6 +15,10 @@ FLUX_LOCAL_VERSION=7.11.0
 # flux-local 7.11.0 declares Python >= 3.10 but uses 3.12 f-string syntax (a SyntaxError on 3.11).
 FLUX_LOCAL_MIN_PYTHON=3.12
 FLATE_VERSION=v0.6.5
+# The differential tests' oracles (`scripts/install-tools flux-oracles`) pin Flux's own Go
+# modules in test/differential/go/go.mod, at what FLUX_VERSION ships: fluxcd/pkg/envsubst
+# v1.7.1 (kustomize-controller v1.9.5) and fluxcd/pkg/chartutil v1.27.2 with helm v4.2.4
+# (helm-controller v1.6.4). A Flux bump moves them too (go get there, then go mod tidy).
 # flux2 v2.9.5 and flate need a newer Go than the machine's; the Go module proxy serves it.
 GO_NEW_TOOLCHAIN=go1.27.3
 
