@@ -6,9 +6,11 @@
 import {
   type Document,
   type LineCounter,
+  Scalar,
   type ScalarTag,
   type Tags,
   type YAMLParseError,
+  visit,
 } from 'yaml';
 import { FluxlensError } from '../errors.js';
 import {
@@ -32,6 +34,16 @@ export class GoYamlError extends FluxlensError {
 const INT_TAG = 'tag:yaml.org,2002:int';
 const FLOAT_TAG = 'tag:yaml.org,2002:float';
 const NON_FINITE_LITERAL = /^[-+]?\.(?:inf|Inf|INF|nan|NaN|NAN)$/;
+/**
+ * Whether go-yaml v2 reads a plain scalar the float tag matched as a float: after a leading
+ * digit or sign, in this form once underscores are removed; after a leading dot, as Go's
+ * ParseFloat reads it, underscores not allowed. `.` and `._5` stay strings.
+ */
+const GO_FLOAT = /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$/;
+const isGoFloat = (text: string): boolean =>
+  text.startsWith('.')
+    ? /^\.[0-9]+(?:[eE][-+]?[0-9]+)?$/.test(text)
+    : GO_FLOAT.test(text.replaceAll('_', ''));
 
 /** Go's ParseInt also reads `0o17` and upper-case prefixes such as `0X1F`, unknown to YAML 1.1. */
 const goPrefixedInt: ScalarTag = {
@@ -54,6 +66,9 @@ function keepOverflowAsString(tag: ScalarTag): ScalarTag {
   return {
     ...tag,
     resolve: (text, onError, options) => {
+      if (tag.tag === FLOAT_TAG && !NON_FINITE_LITERAL.test(text)) {
+        if (!isGoFloat(text)) return text;
+      }
       const value = tag.resolve(text, onError, options);
       const overflow = typeof value === 'number' && !Number.isFinite(value);
       return overflow && !NON_FINITE_LITERAL.test(text) ? text : value;
@@ -152,6 +167,22 @@ function documentValue(doc: Document.Parsed, budget: ExpansionBudget, lines: Lin
 }
 
 /**
+ * go-yaml gives a block scalar whose last line ends the input (no line break after it) no
+ * final line break; the yaml package adds one.
+ */
+function endBlockScalarAtEof(doc: Document.Parsed, text: string): void {
+  if (/[\r\n]$/.test(text) || !/\S[^\r\n]*$/.test(text)) return;
+  visit(doc, {
+    Scalar(_key, node) {
+      const block = node.type === Scalar.BLOCK_LITERAL || node.type === Scalar.BLOCK_FOLDED;
+      if (block && node.range?.[1] === text.length && typeof node.value === 'string') {
+        node.value = node.value.replace(/\n$/, '');
+      }
+    },
+  });
+}
+
+/**
  * The JSON-shaped value of each document (null for an empty one), one at a time, so a broken
  * document fails only when it is reached. sigs.k8s.io/yaml reads the first document and
  * never looks at the rest; Helm's chart loader reads them all (`allDocuments`). Throws
@@ -170,7 +201,10 @@ export function* parseGoYaml(
   });
   const wanted = docs.slice(0, options.allDocuments === true ? undefined : 1);
   const budget = new ExpansionBudget(text);
-  for (const doc of wanted) yield documentValue(doc, budget, lines);
+  for (const doc of wanted) {
+    endBlockScalarAtEof(doc, text);
+    yield documentValue(doc, budget, lines);
+  }
   if (tooDeep && (options.allDocuments === true || wanted.length === 0)) {
     throw new GoYamlError(`${TOO_DEEP} at line ${tooDeep.line}`);
   }

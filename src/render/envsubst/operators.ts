@@ -3,6 +3,7 @@
 // lookup or strict mode (eval.ts).
 import { decodeRune, encodeRune, runesOf } from './bytes.js';
 import { trimPrefix, trimSuffix } from './glob.js';
+import { SubstitutionError } from './substitution-error.js';
 
 const ARGUMENT_FREE = new Set([',', ',,', '^', '^^']);
 const VALUE_OPERATORS = new Set(['#', '##', '%', '%%', ':', '/', '//', '/#', '/%']);
@@ -71,28 +72,37 @@ function changeCase(value: string, upper: boolean, firstOnly: boolean): string {
     .join('');
 }
 
+const MAX_INT64 = 9223372036854775807n;
+
 /** Go's strconv.Atoi: optional sign, decimal digits, must fit in int64. */
-function parseGoInt(text: string): number | undefined {
+function parseGoInt(text: string): bigint | undefined {
   if (!/^[+-]?[0-9]+$/.test(text)) return undefined;
   const big = BigInt(text);
-  if (big > 9223372036854775807n || big < -9223372036854775808n) return undefined;
-  return Number(big);
+  if (big > MAX_INT64 || big < -MAX_INT64 - 1n) return undefined;
+  return big;
 }
 
 // Unparsable offsets or lengths (including `${v: -1}` with its space) return the whole value.
+// Offsets are exact (bigint): Go's int64 arithmetic decides what happens near its limits.
 function substring(value: string, posText: string, lenText: string | undefined): string {
+  const size = BigInt(value.length);
   let pos = parseGoInt(posText);
   if (pos === undefined) return value;
-  if (pos < 0) pos = Math.max(0, value.length + pos);
-  if (lenText === undefined) return pos < value.length ? value.slice(pos) : '';
+  if (pos < 0n) pos = pos + size < 0n ? 0n : pos + size;
+  if (lenText === undefined) return pos < size ? value.slice(Number(pos)) : '';
   const length = parseGoInt(lenText);
   if (length === undefined) return value;
-  if (length < 0) {
-    const end = value.length + length;
-    return end < pos ? '' : value.slice(pos, end);
+  if (length < 0n) {
+    const end = size + length;
+    return end < pos ? '' : value.slice(Number(pos), Number(end));
   }
-  if (pos + length >= value.length) return pos < value.length ? value.slice(pos) : '';
-  return value.slice(pos, pos + length);
+  // Go adds them as int64: past its range the sum wraps negative and the slice panics, which
+  // kustomize-controller reports as a failed reconciliation.
+  if (pos + length > MAX_INT64) {
+    throw new SubstitutionError('substring offset plus length overflows int64 (envsubst panics)');
+  }
+  if (pos + length >= size) return pos < size ? value.slice(Number(pos)) : '';
+  return value.slice(Number(pos), Number(pos + length));
 }
 
 /** Inserts `repl` around every rune, as Go's strings.Replace does for an empty pattern. */

@@ -83,7 +83,15 @@ export const HelmRelease = z.looseObject({
     test: z.looseObject({ enable: z.boolean().optional() }).optional(),
     postRenderStrategy: z.string().optional(),
     valuesFrom: z.array(ValuesReference).optional(),
-    values: z.record(z.string(), z.unknown()).nullable().optional(),
+    // Kept as parsed, not rebuilt key by key as z.record would: that drops a `__proto__` key
+    // and refuses a mapping with a `constructor` key, both plain chart values to Flux.
+    values: z
+      .custom<Record<string, unknown>>(
+        (v) => typeof v === 'object' && v !== null && !Array.isArray(v),
+        'expected a mapping',
+      )
+      .nullable()
+      .optional(),
     commonMetadata: CommonMetadata.optional(),
     postRenderers: z.array(PostRenderer).optional(),
   }),
