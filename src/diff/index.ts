@@ -11,11 +11,14 @@ import { createNormalizer } from './normalize-manifest.js';
 import { pairObjects } from './pair-objects.js';
 import { summarize } from './summarize.js';
 
+export { chartSlots } from './chart-changes.js';
+export type { ChartSlot } from './chart-changes.js';
 export { chartLabelOf, chartVersionOf } from './chart-version-of.js';
 export type { ChartLabel } from './chart-version-of.js';
 export { parseImage } from './parse-image.js';
 export type { ImageRef } from './parse-image.js';
 export { redactChange } from './redact-change.js';
+export { isVersionField, isVersionMove } from './version-moves.js';
 
 export interface DiffOptions {
   /** The cluster (entry path name) both sides were rendered for. */

@@ -1,7 +1,8 @@
 /**
  * The one-screen summary of a cluster's changes: counts, producers, namespaces and CRDs
- * touched, image changes, render errors introduced and fixed. Derived from redacted
- * changes only (plus the clusters' error lists).
+ * touched, image and chart changes, render errors introduced and fixed. Derived from
+ * redacted changes only, plus the clusters' error lists and their Flux chart sources
+ * (redacted as they are read).
  */
 import {
   type DiffSummary,
@@ -10,6 +11,7 @@ import {
   apiGroup,
   producerKey,
 } from '../model/index.js';
+import { chartChanges } from './chart-changes.js';
 import { imageChanges } from './image-changes.js';
 import { NO_SECRET_VALUES, type SecretValueIndex } from '../redact/index.js';
 import { renderErrorChanges } from './render-error-changes.js';
@@ -51,6 +53,7 @@ export function summarize(
     namespaces: sortedUnique(namespaces),
     crds: sortedUnique(crds),
     images: imageChanges(changes),
+    charts: chartChanges(base, head, secrets),
     errorsIntroduced: errors.introduced,
     errorsFixed: errors.fixed,
   };

@@ -50,6 +50,28 @@ export interface ImageChange {
   to?: string;
 }
 
+/**
+ * One chart version move: the same chart from one source, from one version to another,
+ * merged over every place that picks it (OCIRepositories, HelmCharts, HelmReleases' own
+ * spec.chart), with the releases that install it.
+ */
+export interface ChartChange {
+  /** Display name: the OCI url's last path segment, or the chart's name. */
+  chart: string;
+  /** Where it comes from: the OCI url, the HelmRepository's url, or `Kind/namespace/name` when the cluster lacks that object. */
+  source: string;
+  /**
+   * The version picked at base (absent when the chart is new): an OCIRepository's tag or
+   * semver range, `@digest` when pinned, `latest` when it names none; a HelmRelease's or
+   * HelmChart's version (`*` when it names none).
+   */
+  from?: string;
+  /** At head (absent when no release installs the chart any more). */
+  to?: string;
+  /** `HelmRelease/namespace/name` of every release that installs it, on either side, sorted. */
+  producers: string[];
+}
+
 export interface DiffSummary {
   added: number;
   removed: number;
@@ -61,6 +83,11 @@ export interface DiffSummary {
   /** Names of CustomResourceDefinitions added, removed or changed. */
   crds: string[];
   images: ImageChange[];
+  /**
+   * Chart version moves, sorted by chart, source, from, to. Set by every diff; absent only
+   * in results stored before it existed.
+   */
+  charts?: ChartChange[];
   /** Render errors at head whose producer rendered at base (or did not exist). */
   errorsIntroduced: RenderError[];
   /** Render errors at base that are gone at head. */

@@ -1,7 +1,7 @@
 /**
- * What the HTML page's script reads: the changes grouped into a tree of clusters, producers
- * and objects, with counts. Grouped here rather than in the browser so the page script
- * stays small and the grouping is typed and deterministic.
+ * What the HTML page's script reads: the changes grouped into a tree of clusters, same-change
+ * groups (groupChanges), producers and objects, with counts. Grouped here rather than in
+ * the browser so the page script stays small and the grouping is typed and deterministic.
  */
 import {
   type AnalysisResult,
@@ -11,9 +11,12 @@ import {
   type Level,
   type ResourceChange,
   maxLevel,
+  plural,
   producerKey,
 } from '../model/index.js';
+import { groupChanges } from './group-changes.js';
 import { producerLabel, resourceLabel } from './resource-label.js';
+import { sameChangeTitle } from './same-change-title.js';
 
 export type StatusCounts = Record<ChangeStatus, number>;
 
@@ -41,10 +44,21 @@ export interface PageProducer {
   objects: number[];
 }
 
+/** The same change in several objects: one branch of the tree, before the producers. */
+export interface PageGroup {
+  /** `The same change in 65 HelmReleases: − spec.install.strategy`. */
+  label: string;
+  level?: Level;
+  counts: StatusCounts;
+  /** Indexes into `PageData.objects`, riskiest first; these are in no producer's list. */
+  objects: number[];
+}
+
 export interface PageCluster {
   name: string;
   path?: string;
   counts: StatusCounts;
+  groups: PageGroup[];
   producers: PageProducer[];
 }
 
@@ -95,6 +109,38 @@ function pageObject(change: ResourceChange, findings: Finding[]): PageObject {
   return object;
 }
 
+function groupLabel(changes: readonly ResourceChange[]): string {
+  const title = sameChangeTitle(changes);
+  const fields = title.fields.map((f) => `${f.sign} ${f.path}`).join(', ');
+  const more = title.moreFields > 0 ? ` and ${plural(title.moreFields, 'more field')}` : '';
+  return `${title.lead}: ${fields === '' ? title.status : `${fields}${more}`}`;
+}
+
+/** Adds each cluster's same-change groups; returns the indexes of the changes they hold. */
+function sameGroups(result: AnalysisResult, clusterOf: (name: string) => PageCluster): Set<number> {
+  const indexOf = new Map(result.changes.map((change, index) => [change, index]));
+  const grouped = new Set<number>();
+  for (const cluster of groupChanges(result)) {
+    for (const same of cluster.same) {
+      const group: PageGroup = {
+        label: groupLabel(same.changes),
+        counts: emptyCounts(),
+        objects: [],
+      };
+      if (same.level !== 'none') group.level = same.level;
+      for (const change of same.changes) {
+        const index = indexOf.get(change);
+        if (index === undefined) continue;
+        group.objects.push(index);
+        group.counts[change.status] += 1;
+        grouped.add(index);
+      }
+      clusterOf(cluster.cluster).groups.push(group);
+    }
+  }
+  return grouped;
+}
+
 export function pageData(result: AnalysisResult): PageData {
   const targets = findingTargets(result.changes, result.findings);
   const findingsOf = result.changes.map((): Finding[] => []);
@@ -109,7 +155,7 @@ export function pageData(result: AnalysisResult): PageData {
   const clusterOf = (name: string): PageCluster => {
     let cluster = clusters.get(name);
     if (!cluster) {
-      cluster = { name, counts: emptyCounts(), producers: [] };
+      cluster = { name, counts: emptyCounts(), groups: [], producers: [] };
       clusters.set(name, cluster);
       producers.set(name, new Map());
     }
@@ -122,8 +168,11 @@ export function pageData(result: AnalysisResult): PageData {
     .sort();
   for (const name of unlisted) clusterOf(name);
 
+  const grouped = sameGroups(result, clusterOf);
   result.changes.forEach((change, index) => {
     const cluster = clusterOf(change.cluster);
+    cluster.counts[change.status] += 1;
+    if (grouped.has(index)) return;
     const byKey = producers.get(change.cluster) ?? new Map<string, PageProducer>();
     const key = producerKey(change.producer);
     let producer = byKey.get(key);
@@ -133,7 +182,6 @@ export function pageData(result: AnalysisResult): PageData {
     }
     producer.objects.push(index);
     producer.counts[change.status] += 1;
-    cluster.counts[change.status] += 1;
   });
   for (const [name, cluster] of clusters) {
     const byKey = producers.get(name) ?? new Map<string, PageProducer>();

@@ -99,7 +99,20 @@ export const HTML_SCRIPT = String.raw`
     data.clusters.forEach(function (cluster, ci) {
       var label = cluster.path ? cluster.name + ' (' + cluster.path + ')' : cluster.name;
       var c = branch('cluster-' + ci, label, cluster.counts, true);
-      if (cluster.producers.length === 0) c.list.appendChild(el('li', 'empty', 'No changes'));
+      var groups = cluster.groups || [];
+      if (cluster.producers.length === 0 && groups.length === 0) {
+        c.list.appendChild(el('li', 'empty', 'No changes'));
+      }
+      // The same change in several objects: one branch before the producers.
+      groups.forEach(function (group, gi) {
+        var g = branch('cluster-' + ci + '-group-' + gi, group.label, group.counts, false);
+        g.button.className = 'node same';
+        if (group.level) g.button.appendChild(el('span', 'level level-' + group.level, group.level));
+        group.objects.forEach(function (index) {
+          g.list.appendChild(objectItem(index, [c, g]));
+        });
+        c.list.appendChild(g.item);
+      });
       cluster.producers.forEach(function (producer, pi) {
         var p = branch('cluster-' + ci + '-producer-' + pi, producer.label, producer.counts, false);
         producer.objects.forEach(function (index) {

@@ -70,6 +70,7 @@ button { font: inherit; color: inherit; }
 .tree .twisty::before { content: "\25B8"; }
 .tree button[aria-expanded="true"] .twisty::before { content: "\25BE"; }
 .tree .node-label { flex: 1 1 0; min-width: 0; }
+.tree .same .node-label { font-style: italic; }
 .tree .badge, .tree .level, .tree .counts { flex: none; }
 .tree .empty, .placeholder { color: var(--muted); padding: 3px 6px; margin: 0; }
 .count { font-size: 12px; font-weight: 600; }
@@ -95,6 +96,12 @@ button { font: inherit; color: inherit; }
 .diff-table .meta-line td { color: var(--muted); font-style: italic; }
 .diff-table .empty { background: var(--panel); }
 .no-diff { color: var(--muted); margin: 8px 0; }
+.versions { border-collapse: collapse; margin: 0 0 12px; }
+.versions caption { text-align: left; font-weight: 600; padding: 4px 0; }
+.versions th, .versions td { text-align: left; vertical-align: top; padding: 3px 10px 3px 0;
+  border-bottom: 1px solid var(--border); overflow-wrap: anywhere; }
+.versions ul { margin: 4px 0 0; padding-left: 18px; }
+.muted { color: var(--muted); }
 .sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0);
   clip-path: inset(50%); white-space: nowrap; }
 :focus-visible { outline: 2px solid var(--info); outline-offset: 1px; }

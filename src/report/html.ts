@@ -18,6 +18,7 @@ import { escapeHtml, scriptJson } from './html-escape.js';
 import { findingTargets, pageData } from './html-page-data.js';
 import { HTML_SCRIPT } from './html-script.js';
 import { HTML_STYLE } from './html-style.js';
+import { versionsSection } from './html-versions.js';
 import { unassessedRows, unassessedSide } from './markdown-summary.js';
 import { marksRoutine, producerLabel, resourceLabel } from './resource-label.js';
 
@@ -128,23 +129,61 @@ function findings(result: AnalysisResult): string {
   ].join('\n');
 }
 
-function renderError(e: AnalysisError): string {
+/** One render error, however many sides it failed on. */
+interface ErrorRow {
+  error: AnalysisError;
+  sides: Set<AnalysisError['side']>;
+  introduced: boolean;
+}
+
+/** `at base and head`, `introduced at head`, `at head`, `at base`. */
+function errorState(row: ErrorRow): string {
+  if (row.sides.size === 2) return 'at base and head';
+  if (row.sides.has('head')) return row.introduced ? 'introduced at head' : 'at head';
+  return 'at base';
+}
+
+/**
+ * Each render error once: a producer that fails the same way at base and head is one
+ * entry "at base and head", not one per side. Introduced errors first, then the rest in
+ * the result's order.
+ */
+function errorRows(errors: readonly AnalysisError[]): ErrorRow[] {
+  const rows = new Map<string, ErrorRow>();
+  for (const error of errors) {
+    const key = JSON.stringify([
+      error.cluster,
+      producerLabel(error.producer),
+      error.file ?? '',
+      error.message,
+    ]);
+    const row = rows.get(key) ?? { error, sides: new Set(), introduced: false };
+    row.sides.add(error.side);
+    row.introduced ||= error.introduced;
+    rows.set(key, row);
+  }
+  return [...rows.values()].sort((a, b) => Number(b.introduced) - Number(a.introduced));
+}
+
+function renderError(row: ErrorRow): string {
+  const e = row.error;
   const file = e.file === undefined ? '' : ` <code>${escapeHtml(e.file)}</code>`;
-  const state = e.side === 'head' ? (e.introduced ? 'introduced at head' : 'at head') : 'at base';
   return [
     '<li>',
-    `<strong>${escapeHtml(producerLabel(e.producer))}</strong> in cluster ${escapeHtml(e.cluster)}, ${state}${file}`,
+    `<strong>${escapeHtml(producerLabel(e.producer))}</strong> in cluster ${escapeHtml(e.cluster)}, ${escapeHtml(errorState(row))}${file}`,
     `<p class="mono">${escapeHtml(e.message)}</p>`,
     '</li>',
   ].join('');
 }
 
+/** After the changes: what failed to render matters less than what the PR changes. */
 function errors(result: AnalysisResult): string {
-  if (result.errors.length === 0) return '';
+  const rows = errorRows(result.errors);
+  if (rows.length === 0) return '';
   return [
     '<section aria-labelledby="errors-title">',
-    `<h2 id="errors-title">Render errors (${result.errors.length})</h2>`,
-    `<ul class="errors">\n${result.errors.map(renderError).join('\n')}\n</ul>`,
+    `<h2 id="errors-title">Render errors (${rows.length})</h2>`,
+    `<ul class="errors">\n${rows.map(renderError).join('\n')}\n</ul>`,
     '</section>',
   ].join('\n');
 }
@@ -207,8 +246,9 @@ export function renderHtml(raw: AnalysisResult): string {
     '<main>',
     unassessed(result),
     findings(result),
-    errors(result),
+    versionsSection(result),
     changes(),
+    errors(result),
     '</main>',
     footer(result),
     `<script type="application/json" id="fluxlens-data">${scriptJson(pageData(result))}</script>`,

@@ -1,17 +1,24 @@
 /**
- * The object diffs of the PR comment and the check-run text: one `<details>` per cluster
- * and per producer, riskiest first, filled until a character budget runs out. Whatever
- * happens, every fence and `<details>` opened is closed and the text stays in budget.
+ * The object diffs of the PR comment and the check-run text: one `<details>` per cluster,
+ * per same-change group and per producer, riskiest first, filled until a character budget
+ * runs out. Whatever happens, every fence and `<details>` opened is closed and the text
+ * stays in budget.
  */
-import { type ResourceChange, plural } from '../model/index.js';
+import { type ResourceChange, producerKey, plural } from '../model/index.js';
 import { clipText } from './clip-text.js';
-import { codeName, fenceFor } from './escape-markdown.js';
 import { escapeHtml } from './html-escape.js';
-import type { ClusterGroup, ProducerGroup } from './group-changes.js';
-import { levelLabel, producerLabel, resourceLabel } from './resource-label.js';
+import {
+  type ClusterGroup,
+  type ClusterSection,
+  type ProducerGroup,
+  clusterChanges,
+  clusterSections,
+} from './group-changes.js';
+import { type Block, objectBlock } from './markdown-object-block.js';
+import { sameChangeBlock } from './markdown-same-change.js';
+import { levelLabel } from './resource-label.js';
+import { sameChangeTitle } from './same-change-title.js';
 
-/** One diff line longer than this is cut: minified JSON must not eat the comment. */
-const MAX_DIFF_LINE = 1000;
 /** One object's diff takes at most a fifth of the budget (or this much), so others show too. */
 const OBJECT_SHARE = 1 / 5;
 const MIN_OBJECT_CHARS = 1500;
@@ -48,82 +55,59 @@ function htmlCode(text: string): string {
 }
 
 function clusterOpen(group: ClusterGroup): string {
-  const changes = group.producers.flatMap((p) => p.changes);
-  const counts = `${statusCounts(changes)} in ${plural(group.producers.length, 'producer')}`;
+  const changes = clusterChanges(group);
+  const producers = new Set(changes.map((c) => producerKey(c.producer))).size;
+  const counts = `${statusCounts(changes)} in ${plural(producers, 'producer')}`;
   return `<details open><summary>Cluster ${htmlCode(group.cluster)}: ${counts}</summary>\n\n`;
 }
 
-function producerOpen(group: ProducerGroup): string {
-  const badge = group.level === 'none' ? '' : `<b>${levelLabel(group.level)}</b> `;
-  return `<details><summary>${badge}${htmlCode(group.key)}: ${statusCounts(group.changes)}</summary>\n\n`;
+function badge(level: ProducerGroup['level']): string {
+  return level === 'none' ? '' : `<b>${levelLabel(level)}</b> `;
 }
 
-function objectHeader(change: ResourceChange): string {
-  const moved =
-    change.status === 'moved' && change.previousProducer
-      ? ` from ${codeName(producerLabel(change.previousProducer))}`
-      : '';
-  const file = change.file ? ` · ${codeName(change.file)}` : '';
-  return `**${change.status}** ${codeName(resourceLabel(change))}${moved}${file}\n\n`;
-}
-
-function diffLines(diff: string): string[] {
-  if (diff === '') return [];
-  const lines = diff.replace(/\r\n?/g, '\n').replace(/\n$/, '').split('\n');
-  return lines.map((line) => clipText(line, MAX_DIFF_LINE));
-}
-
-function moreLines(count: number): string {
-  return `… ${plural(count, 'more line')}\n`;
-}
-
-/**
- * The object's header and diff in at most `limit` characters: whole, or cut after the last
- * line that fits with a "… N more lines" line; undefined when not even one line fits.
- */
-export function objectBlock(
-  change: ResourceChange,
-  limit: number,
-): { text: string; cut: boolean } | undefined {
-  const header = objectHeader(change);
-  const lines = diffLines(change.diff);
-  if (lines.length === 0) {
-    const text = `${header}_${change.contentChanged ? 'No text diff.' : 'No content change.'}_\n\n`;
-    return text.length <= limit ? { text, cut: false } : undefined;
+function sectionOpen(section: ClusterSection): string {
+  if (section.type === 'producer') {
+    const { group } = section;
+    return `<details><summary>${badge(group.level)}${htmlCode(group.key)}: ${statusCounts(group.changes)}</summary>\n\n`;
   }
-  const fence = fenceFor(change.diff);
-  const open = `${fence}diff\n`;
-  const close = `${fence}\n\n`;
-  const body = lines.map((line) => `${line}\n`).join('');
-  const full = header + open + body + close;
-  if (full.length <= limit) return { text: full, cut: false };
-  let used = header.length + open.length + close.length + moreLines(lines.length).length;
-  let kept = '';
-  let shown = 0;
-  for (const line of lines) {
-    if (used + line.length + 1 > limit) break;
-    used += line.length + 1;
-    kept += `${line}\n`;
-    shown += 1;
-  }
-  if (shown === 0) return undefined;
-  return { text: header + open + kept + moreLines(lines.length - shown) + close, cut: true };
+  const title = sameChangeTitle(section.group.changes);
+  const fields = title.fields.map((f) => `${f.sign} ${htmlCode(f.path)}`).join(', ');
+  const more = title.moreFields > 0 ? ` and ${plural(title.moreFields, 'more field')}` : '';
+  const what = fields === '' ? escapeHtml(title.status) : `${fields}${more}`;
+  return `<details><summary>${badge(section.level)}${escapeHtml(title.lead)}: ${what}</summary>\n\n`;
 }
 
 /** What the footer would say if nothing at all were shown: the most it can ever say. */
 export function worstOmission(groups: readonly ClusterGroup[]): Omission {
-  const producers = groups.reduce((n, g) => n + g.producers.length, 0);
-  const objects = groups.reduce(
-    (n, g) => n + g.producers.reduce((m, p) => m + p.changes.length, 0),
-    0,
+  const changes = groups.flatMap((g) => clusterChanges(g).map((c) => [g.cluster, c] as const));
+  const producers = new Set(
+    changes.map(([cluster, c]) => `${cluster}\n${producerKey(c.producer)}`),
   );
-  return { objects, producers, cut: objects };
+  return { objects: changes.length, producers: producers.size, cut: changes.length };
+}
+
+/** What one block stands for: the changes it shows, drawn at a given limit. */
+interface Unit {
+  changes: readonly ResourceChange[];
+  draw: (limit: number) => Block | undefined;
+}
+
+function units(section: ClusterSection): Unit[] {
+  if (section.type === 'same') {
+    const { group } = section;
+    return [{ changes: group.changes, draw: (limit) => sameChangeBlock(group, limit) }];
+  }
+  return section.group.changes.map((change) => ({
+    changes: [change],
+    draw: (limit) => objectBlock(change, limit),
+  }));
 }
 
 /**
- * Fills `budget` with object diffs in the groups' order. An object that does not fit whole
- * is cut at a line boundary; after a cut forced by the budget nothing more is added, so
- * what is shown is always a prefix of the risk order.
+ * Fills `budget` with object diffs in the groups' order, a same-change group as one block
+ * (its objects listed, one diff). A block that does not fit whole is cut at a line
+ * boundary; after a cut forced by the budget nothing more is added, so what is shown is
+ * always a prefix of the risk order.
  */
 export function renderMarkdownChanges(
   groups: readonly ClusterGroup[],
@@ -137,38 +121,40 @@ export function renderMarkdownChanges(
   for (const cluster of groups) {
     const clusterHead = clusterOpen(cluster);
     let clusterOpened = false;
-    for (const producer of cluster.producers) {
-      const producerHead = producerOpen(producer);
-      let producerOpened = false;
-      for (const change of producer.changes) {
+    for (const section of clusterSections(cluster)) {
+      const sectionHead = sectionOpen(section);
+      let sectionOpened = false;
+      for (const unit of units(section)) {
         const block = stopped
           ? undefined
-          : fit(change, {
+          : fit(unit, {
               opening:
                 (text === '' ? HEADER.length : 0) +
                 (clusterOpened ? 0 : clusterHead.length + DETAILS_CLOSE.length) +
-                (producerOpened ? 0 : producerHead.length + DETAILS_CLOSE.length),
+                (sectionOpened ? 0 : sectionHead.length + DETAILS_CLOSE.length),
               closing:
                 (clusterOpened ? DETAILS_CLOSE.length : 0) +
-                (producerOpened ? DETAILS_CLOSE.length : 0),
+                (sectionOpened ? DETAILS_CLOSE.length : 0),
               room: budget - text.length,
               objectCap,
             });
         if (!block) {
           stopped = true;
-          omitted.objects += 1;
-          omittedProducers.add(JSON.stringify([cluster.cluster, producer.key]));
+          omitted.objects += unit.changes.length;
+          for (const change of unit.changes) {
+            omittedProducers.add(JSON.stringify([cluster.cluster, producerKey(change.producer)]));
+          }
           continue;
         }
         if (text === '') text = HEADER;
         if (!clusterOpened) text += clusterHead;
-        if (!producerOpened) text += producerHead;
-        clusterOpened = producerOpened = true;
+        if (!sectionOpened) text += sectionHead;
+        clusterOpened = sectionOpened = true;
         text += block.text;
         if (block.cut) omitted.cut += 1;
         if (block.cut && !block.capped) stopped = true;
       }
-      if (producerOpened) text += DETAILS_CLOSE;
+      if (sectionOpened) text += DETAILS_CLOSE;
     }
     if (clusterOpened) text += DETAILS_CLOSE;
   }
@@ -177,15 +163,15 @@ export function renderMarkdownChanges(
 }
 
 function fit(
-  change: ResourceChange,
+  unit: Unit,
   space: { opening: number; closing: number; room: number; objectCap: number },
-): { text: string; cut: boolean; capped: boolean } | undefined {
+): (Block & { capped: boolean }) | undefined {
   const room = space.room - space.opening - space.closing;
   if (space.objectCap < room) {
-    const block = objectBlock(change, space.objectCap);
+    const block = unit.draw(space.objectCap);
     if (block) return { ...block, capped: true };
   }
-  const block = objectBlock(change, room);
+  const block = unit.draw(room);
   return block && { ...block, capped: false };
 }
 

@@ -1,11 +1,10 @@
 /**
  * The top of the PR comment and the check-run summary: verdict, the producers the PR
- * changes that could not be assessed, findings, counts, image changes and render errors,
- * within a character budget. Unassessed producers and findings come before everything
+ * changes that could not be assessed, findings, counts, image and chart changes and render
+ * errors (those the PR neither broke nor fixed folded away), within a character budget. Unassessed producers and findings come before everything
  * else; the lists after them get a share of what is left and end with "… and N more".
  */
 import {
-  type AnalysisError,
   type AnalysisResult,
   type Finding,
   type Level,
@@ -13,9 +12,10 @@ import {
   type UnassessedProducer,
   levelRank,
   plural,
-  producerKey,
 } from '../model/index.js';
+import { clipText } from './clip-text.js';
 import { codeName, markdownLine, tableCode } from './escape-markdown.js';
+import { errorLine, persistingSection } from './markdown-errors.js';
 import { changesByResource, findingResourceKey } from './group-changes.js';
 import {
   levelLabel,
@@ -24,10 +24,11 @@ import {
   resourceLabel,
   sourceLocation,
 } from './resource-label.js';
+import { RELEASES_SHOWN, chartMoves, imageMoves } from './version-changes.js';
 
 /** Bounds on single values, so one oversized string cannot crowd out the rest. */
 const MAX_HEADLINE = 1000;
-const MAX_ERROR_MESSAGE = 1000;
+const MAX_CELL = 500;
 
 export interface MarkdownSummaryOptions {
   /** Characters the summary may take; only the verdict lines are kept whatever it is. */
@@ -196,40 +197,38 @@ function clusterRows(result: AnalysisResult): string[] {
 }
 
 function imageRows(result: AnalysisResult): string[] {
-  const seen = new Map<string, { repository: string; from?: string; to?: string }>();
-  for (const image of result.clusters.flatMap((c) => c.images)) {
-    seen.set(JSON.stringify([image.repository, image.from ?? '', image.to ?? '']), image);
-  }
-  return [...seen.entries()]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([, image]) => {
-      const from = image.from === undefined ? 'new' : codeName(image.from);
-      const to = image.to === undefined ? 'removed' : codeName(image.to);
-      return `- ${codeName(image.repository)}: ${from} → ${to}\n`;
-    });
+  return imageMoves(result).map((image) => {
+    const from = image.from === undefined ? 'new' : codeName(image.from);
+    const to = image.to === undefined ? 'removed' : codeName(image.to);
+    return `- ${codeName(image.repository)}: ${from} → ${to}\n`;
+  });
+}
+
+/** A cell's code span, bounded like codeName. */
+function cellCode(text: string): string {
+  return tableCode(clipText(text, MAX_CELL));
+}
+
+function chartRows(result: AnalysisResult): string[] {
+  return chartMoves(result).map((chart) => {
+    const from = chart.from === undefined ? 'new' : cellCode(chart.from);
+    const to = chart.to === undefined ? 'removed' : cellCode(chart.to);
+    const shown = chart.producers.slice(0, RELEASES_SHOWN).map(cellCode).join(', ');
+    const more = chart.producers.length - RELEASES_SHOWN;
+    const releases = more > 0 ? `${shown} and ${more} more` : shown;
+    const what = `${cellCode(chart.chart)} (${cellCode(chart.source)})`;
+    return `| ${what} | ${from} | ${to} | ${chart.producers.length} | ${releases} |\n`;
+  });
 }
 
 function errorRows(result: AnalysisResult, pick: (c: ResultCluster) => RenderError[]): string[] {
   const multiCluster = result.clusters.length > 1;
   return result.clusters.flatMap((cluster) =>
-    pick(cluster).map((error) => {
-      const file = error.file ? ` (${codeName(error.file)})` : '';
-      const where = multiCluster ? ` in cluster ${codeName(cluster.name)}` : '';
-      const message = markdownLine(error.message, MAX_ERROR_MESSAGE);
-      return `- ${codeName(producerLabel(error.producer))}${file}${where}: ${message}\n`;
-    }),
+    pick(cluster).map((error) => errorLine(error, multiCluster ? cluster.name : undefined)),
   );
 }
 
 type ResultCluster = AnalysisResult['clusters'][number];
-
-/** Head errors of producers that failed at base too: the PR neither broke nor fixed them. */
-export function persistingErrors(result: AnalysisResult): number {
-  const key = (e: AnalysisError) => `${e.cluster}\n${producerKey(e.producer)}`;
-  const atBase = new Set(result.errors.filter((e) => e.side === 'base').map(key));
-  return result.errors.filter((e) => e.side === 'head' && !e.introduced && atBase.has(key(e)))
-    .length;
-}
 
 export function renderMarkdownSummary(
   result: AnalysisResult,
@@ -251,14 +250,16 @@ export function renderMarkdownSummary(
     (n) => `| … and ${plural(n, 'more cluster')} | | | | | |\n`,
   );
   text += listSection('#### Image changes\n\n', imageRows(result), share(), more('image change'));
+  text += listSection(
+    '#### Chart changes\n\n| Chart | From | To | Releases | Installed by |\n| --- | --- | --- | ---: | --- |\n',
+    chartRows(result),
+    share(),
+    (n) => `| … and ${plural(n, 'more chart change')} | | | | |\n`,
+  );
   const introduced = errorRows(result, (c) => c.errorsIntroduced);
   const fixed = errorRows(result, (c) => c.errorsFixed);
   text += listSection('#### Render errors introduced\n\n', introduced, share(), more('error'));
   text += listSection('#### Render errors fixed\n\n', fixed, share(), more('error'));
-  const persisting = persistingErrors(result);
-  if (persisting > 0) {
-    const line = `${plural(persisting, 'render error')} at head also failed at base.\n\n`;
-    if (text.length + line.length <= opts.budget) text += line;
-  }
+  text += persistingSection(result, share());
   return text;
 }

@@ -1,6 +1,7 @@
 /**
- * The sticky PR comment: verdict, findings, counts, images, render errors, then the object
- * diffs riskiest first, always within GitHub's comment size limit.
+ * The sticky PR comment: verdict, findings, counts, images, charts, render errors, then the
+ * object diffs riskiest first (the same change in many objects once), always within
+ * GitHub's comment size limit.
  */
 import type { AnalysisResult } from '../model/index.js';
 import { clipText, oneLine } from './clip-text.js';
@@ -21,8 +22,9 @@ export interface MarkdownOptions {
 
 /**
  * Budget: the verdict and findings first (danger findings whole, others by count when
- * they alone overflow), then counts, images and errors with a third of what is left each,
- * then diffs in risk order, with room kept for the footer saying what was left out.
+ * they alone overflow), then counts, images, charts and errors with a third of what is
+ * left each, then diffs in risk order, with room kept for the footer saying what was left
+ * out.
  */
 export function renderMarkdown(raw: AnalysisResult, opts: MarkdownOptions = {}): string {
   const result = displaySafe(raw);

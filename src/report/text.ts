@@ -11,8 +11,16 @@ import {
   plural,
 } from '../model/index.js';
 import { displayText as clean } from './display-text.js';
-import { changesByResource, findingResourceKey, groupChanges } from './group-changes.js';
-import { persistingErrors, unassessedRows, unassessedSide } from './markdown-summary.js';
+import {
+  type SameChangeGroup,
+  changesByResource,
+  clusterChanges,
+  clusterSections,
+  findingResourceKey,
+  groupChanges,
+} from './group-changes.js';
+import { persistingErrors } from './markdown-errors.js';
+import { unassessedRows, unassessedSide } from './markdown-summary.js';
 import {
   levelLabel,
   marksRoutine,
@@ -20,6 +28,8 @@ import {
   resourceLabel,
   sourceLocation,
 } from './resource-label.js';
+import { sameChangeTitle } from './same-change-title.js';
+import { RELEASES_SHOWN, chartMoves, imageMoves } from './version-changes.js';
 
 export interface TextOptions {
   color: boolean;
@@ -136,16 +146,27 @@ function findings(result: AnalysisResult, p: Palette): string[] {
 }
 
 function images(result: AnalysisResult, p: Palette): string[] {
-  const seen = new Map<string, string>();
-  for (const image of result.clusters.flatMap((c) => c.images)) {
+  const rows = imageMoves(result).map((image) => {
     const from = image.from === undefined ? p.dim('new') : cleanLine(image.from);
     const to = image.to === undefined ? p.dim('removed') : cleanLine(image.to);
-    const key = JSON.stringify([image.repository, image.from ?? '', image.to ?? '']);
-    seen.set(key, `  ${cleanLine(image.repository)}  ${from} → ${to}`);
+    return `  ${cleanLine(image.repository)}  ${from} → ${to}`;
+  });
+  return rows.length === 0 ? [] : ['', p.bold('Image changes'), ...rows];
+}
+
+function charts(result: AnalysisResult, p: Palette): string[] {
+  const lines: string[] = [];
+  for (const chart of chartMoves(result)) {
+    const from = chart.from === undefined ? p.dim('new') : cleanLine(chart.from);
+    const to = chart.to === undefined ? p.dim('removed') : cleanLine(chart.to);
+    const source = p.dim(`(${cleanLine(chart.source)})`);
+    lines.push(`  ${cleanLine(chart.chart)} ${source}  ${from} → ${to}`);
+    const shown = chart.producers.slice(0, RELEASES_SHOWN).map(cleanLine).join(', ');
+    const more = chart.producers.length - RELEASES_SHOWN;
+    const releases = more > 0 ? `${shown} and ${more} more` : shown;
+    lines.push(`    ${p.dim(`${plural(chart.producers.length, 'release')}:`)} ${releases}`);
   }
-  if (seen.size === 0) return [];
-  const rows = [...seen].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
-  return ['', p.bold('Image changes'), ...rows];
+  return lines.length === 0 ? [] : ['', p.bold('Chart changes'), ...lines];
 }
 
 function errors(result: AnalysisResult, p: Palette): string[] {
@@ -201,17 +222,42 @@ function objectLines(change: ResourceChange, p: Palette): string[] {
   return lines;
 }
 
+/** A same-change group: its objects, then the first one's diff for all of them. */
+function sameLines(group: SameChangeGroup, p: Palette): string[] {
+  const title = sameChangeTitle(group.changes);
+  const fields = title.fields.map((f) => `${f.sign} ${cleanLine(f.path)}`).join(', ');
+  const more = title.moreFields > 0 ? ` and ${plural(title.moreFields, 'more field')}` : '';
+  const level = group.level === 'none' ? '' : `${badge(group.level, p)} `;
+  const what = fields === '' ? title.status : `${fields}${more}`;
+  const lines = [`  ${level}${p.bold(title.lead)}: ${what}`];
+  group.changes.forEach((change, i) => {
+    const own = group.levels[i] ?? 'none';
+    const mark = own === 'none' ? '' : ` ${badge(own, p)}`;
+    const from = p.dim(`from ${cleanLine(producerLabel(change.producer))}`);
+    lines.push(`    ${cleanLine(resourceLabel(change))} ${from}${mark}`);
+  });
+  const [first] = group.changes;
+  if (first) lines.push(...objectLines(first, p));
+  return lines;
+}
+
 function changes(result: AnalysisResult, p: Palette): string[] {
   const groups = groupChanges(result);
   if (groups.length === 0) return ['', p.dim('No object changes.')];
   const lines = ['', p.bold('Changes')];
   for (const cluster of groups) {
-    const all = cluster.producers.flatMap((g) => g.changes);
+    const all = clusterChanges(cluster);
+    const producers = new Set(all.map((c) => producerLabel(c.producer))).size;
     lines.push(
       `${p.bold(`cluster ${cleanLine(cluster.cluster)}`)}: ${statusCounts(all)} in ` +
-        plural(cluster.producers.length, 'producer'),
+        plural(producers, 'producer'),
     );
-    for (const producer of cluster.producers) {
+    for (const section of clusterSections(cluster)) {
+      if (section.type === 'same') {
+        lines.push(...sameLines(section.group, p));
+        continue;
+      }
+      const producer = section.group;
       const level = producer.level === 'none' ? '' : `${badge(producer.level, p)} `;
       lines.push(`  ${level}${p.bold(cleanLine(producer.key))}: ${statusCounts(producer.changes)}`);
       for (const change of producer.changes) lines.push(...objectLines(change, p));
@@ -227,6 +273,7 @@ export function renderText(result: AnalysisResult, opts: TextOptions): string {
     ...unassessed(result, p),
     ...findings(result, p),
     ...images(result, p),
+    ...charts(result, p),
     ...errors(result, p),
     ...changes(result, p),
   ];

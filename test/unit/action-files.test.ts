@@ -25,7 +25,8 @@ const huge = analysis({
     change({
       name: `web-${i}`,
       id: `apps/Deployment/apps/web-${i}`,
-      diff: `@@ -1 +1 @@\n-motto: ${'€'.repeat(200)}\n+motto: ${'ü'.repeat(200)}\n`,
+      // Distinct changes: identical ones would be grouped into one block.
+      diff: `@@ -1 +1 @@\n-motto: ${'€'.repeat(200)}\n+motto: ${'ü'.repeat(200)} ${i}\n`,
     }),
   ),
   findings: [finding({ level: 'danger', message: 'Deletes the data of web-0' })],

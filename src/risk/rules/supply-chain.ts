@@ -3,8 +3,14 @@
  * and image references that do not pin what they run.
  */
 import semver from 'semver';
-import { type ImageRef, parseImage } from '../../diff/index.js';
-import { type ResourceChange, objectMeta, producerKey, type Manifest } from '../../model/index.js';
+import { type ImageRef, chartSlots, parseImage } from '../../diff/index.js';
+import {
+  type Manifest,
+  type ResourceChange,
+  apiGroup,
+  objectMeta,
+  producerKey,
+} from '../../model/index.js';
 import {
   type ContainerView,
   type Draft,
@@ -17,6 +23,7 @@ import {
   describe,
   introducedBy,
   isKind,
+  listSome,
   podSpecs,
   producerSubject,
   rawPair,
@@ -48,10 +55,30 @@ interface Bump {
   what: string;
 }
 
-function majorChanged(from: string | undefined, to: string | undefined): boolean {
-  const a = majorOf(from);
-  const b = majorOf(to);
+function majorChanged(
+  from: string | undefined,
+  to: string | undefined,
+  major: (version: string | undefined) => number | undefined = majorOf,
+): boolean {
+  const a = major(from);
+  const b = major(to);
   return a !== undefined && b !== undefined && a !== b;
+}
+
+/**
+ * The major version a chart source picks: of its tag or version (`4.1.0@sha256:…` reads
+ * as 4.1.0), or the lowest a semver range allows (`>=4.0.0 <5`, `~4.1`); undefined for
+ * `latest`, `*` or a bare digest.
+ */
+function pickedMajor(version: string | undefined): number | undefined {
+  const named = version?.split('@')[0] ?? '';
+  const major = majorOf(named);
+  if (major !== undefined || !/\d/.test(named)) return major;
+  try {
+    return semver.validRange(named) === null ? undefined : semver.minVersion(named)?.major;
+  } catch {
+    return undefined;
+  }
 }
 
 function chartOfLabel(value: string | undefined): { chart: string; version: string } | undefined {
@@ -59,10 +86,12 @@ function chartOfLabel(value: string | undefined): { chart: string; version: stri
   return match?.[1] && match[2] ? { chart: match[1], version: match[2] } : undefined;
 }
 
-/** Chart bumps, from HelmRelease specs first and rendered chart labels second, one per release and chart. */
-function chartBumps(ctx: RiskContext): Bump[] {
-  const bumps = new Map<string, Bump>();
-  const changes = ctx.diff.changes.filter((c) => c.status === 'changed' || c.status === 'moved');
+/** Chart bumps of HelmRelease specs, one per release and chart. */
+function releaseBumps(
+  ctx: RiskContext,
+  changes: readonly ResourceChange[],
+  bumps: Map<string, Bump>,
+) {
   for (const change of changes) {
     if (!isKind(change, 'HelmRelease')) continue;
     const { base, head } = rawPair(ctx, change);
@@ -77,6 +106,44 @@ function chartBumps(ctx: RiskContext): Bump[] {
       what: `chart ${chart} from ${from} to ${to}`,
     });
   }
+}
+
+/**
+ * Chart bumps of the OCIRepositories and HelmCharts that releases' chartRefs name, once per
+ * source object; each release it reaches is marked, so its rendered labels add no other.
+ */
+function sourceBumps(
+  ctx: RiskContext,
+  changes: readonly ResourceChange[],
+  bumps: Map<string, Bump>,
+) {
+  const before = chartSlots(ctx.base.cluster.objects);
+  const after = chartSlots(ctx.head.cluster.objects);
+  for (const change of changes) {
+    if (apiGroup(change.apiVersion) !== 'source.toolkit.fluxcd.io') continue;
+    // Only OCIRepositories and HelmCharts are slots that a chartRef names.
+    const id = `${change.kind}/${change.namespace ?? 'default'}/${change.name}`;
+    const was = before.get(id);
+    const is = after.get(id);
+    if (!was || !is || was.chart !== is.chart) continue;
+    if (!majorChanged(was.version, is.version, pickedMajor)) continue;
+    const releases = [...new Set([...was.producers, ...is.producers])].sort();
+    const bump: Bump = {
+      key: id,
+      subject: changeSubject(change),
+      what: `chart ${is.chart} from ${was.version} to ${is.version} for ${listSome(releases)}`,
+    };
+    bumps.set(id, bump);
+    for (const release of releases) bumps.set(`${release}|${is.chart}`, bump);
+  }
+}
+
+/** Chart bumps seen only in rendered chart labels, for releases no spec bump covers. */
+function labelBumps(
+  ctx: RiskContext,
+  changes: readonly ResourceChange[],
+  bumps: Map<string, Bump>,
+) {
   for (const change of changes) {
     const { base, head } = rawPair(ctx, change);
     if (!base || !head) continue;
@@ -94,7 +161,19 @@ function chartBumps(ctx: RiskContext): Bump[] {
       what: `chart ${to.chart} from ${from.version} to ${to.version}`,
     });
   }
-  return [...bumps.values()];
+}
+
+/**
+ * Chart bumps: from HelmRelease specs and chart sources first, rendered chart labels
+ * second; one per release and chart, or one per chart source for all its releases.
+ */
+function chartBumps(ctx: RiskContext): Bump[] {
+  const bumps = new Map<string, Bump>();
+  const changes = ctx.diff.changes.filter((c) => c.status === 'changed' || c.status === 'moved');
+  releaseBumps(ctx, changes, bumps);
+  sourceBumps(ctx, changes, bumps);
+  labelBumps(ctx, changes, bumps);
+  return [...new Set(bumps.values())];
 }
 
 function containersOf(manifest: Manifest | undefined): ContainerView[] {
@@ -194,7 +273,7 @@ export const supplyChain: RuleFamily = {
     {
       id: 'chart-major-bump',
       level: 'caution',
-      description: `A new major chart version, from a HelmRelease's spec.chart.spec.version or the ${CHART_LABEL} label.`,
+      description: `A new major chart version: a HelmRelease's spec.chart.spec.version, the tag, semver range or version of the OCIRepository or HelmChart its chartRef names, or the ${CHART_LABEL} label.`,
       headline: 'Moves {resource} to a new major chart version',
     },
     {

@@ -65,6 +65,7 @@ describe('the summary of a cluster diff', () => {
       namespaces: [],
       crds: [],
       images: [],
+      charts: [],
       errorsIntroduced: [],
       errorsFixed: [],
     });

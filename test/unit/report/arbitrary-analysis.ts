@@ -6,7 +6,12 @@
  */
 import fc from 'fast-check';
 import type { AnalysisResult } from '../../../src/model/analysis.js';
-import type { ChangeStatus, ImageChange, ResourceChange } from '../../../src/model/change.js';
+import type {
+  ChangeStatus,
+  ChartChange,
+  ImageChange,
+  ResourceChange,
+} from '../../../src/model/change.js';
 import type { ProducerRef, RenderError } from '../../../src/model/render.js';
 import type { Finding, Level } from '../../../src/model/finding.js';
 import { analysis, clusterSummary } from './analysis-builders.js';
@@ -112,6 +117,20 @@ const imageArb: fc.Arbitrary<ImageChange> = fc
     ...(to === undefined ? {} : { to }),
   }));
 
+const chartArb: fc.Arbitrary<ChartChange> = fc
+  .record({
+    chart: nameArb,
+    source: nameArb,
+    from: fc.option(nameArb, { nil: undefined }),
+    to: fc.option(nameArb, { nil: undefined }),
+    producers: fc.uniqueArray(nameArb, { maxLength: 60 }),
+  })
+  .map(({ from, to, ...rest }) => ({
+    ...rest,
+    ...(from === undefined ? {} : { from }),
+    ...(to === undefined ? {} : { to }),
+  }));
+
 export interface AnalysisShape {
   /** Most changes a run can have. */
   maxChanges: number;
@@ -132,6 +151,7 @@ export function analysisArb(shape: AnalysisShape): fc.Arbitrary<AnalysisResult> 
         nil: undefined,
       }),
       images: fc.array(imageArb, { maxLength: 200, size: 'max' }),
+      charts: fc.array(chartArb, { maxLength: 100, size: 'max' }),
       introduced: fc.array(errorArb, { maxLength: 30 }),
       fixed: fc.array(errorArb, { maxLength: 30 }),
     })
@@ -182,6 +202,7 @@ export function analysisArb(shape: AnalysisShape): fc.Arbitrary<AnalysisResult> 
           name,
           path: name,
           images: i === 0 ? base.images : [],
+          charts: i === 0 ? base.charts : [],
           errorsIntroduced: i === 0 ? base.introduced : [],
           errorsFixed: i === 0 ? base.fixed : [],
         }),

@@ -74,7 +74,7 @@ describe('renderCheckRun conclusion', () => {
     });
     const run = renderCheckRun(result, 'danger');
     expect(run.conclusion).toBe('success');
-    expect(run.summary).toContain('1 render error at head also failed at base.');
+    expect(run.summary).toContain('<summary>1 render error at head also failed at base</summary>');
   });
 
   it('does not say that a head error of a producer that rendered at base also failed there', () => {

@@ -18,9 +18,14 @@ describe('groupChanges', () => {
     const producer =
       resource.kind === 'HelmRelease' ? helmRelease('web') : kustomization('web', 'flux-system');
     const result = analysis({
+      // Two different changes: the same change in both would be one group.
       changes: [
         change({ name: 'quiet', producer: kustomization('a-quiet') }),
-        change({ name: 'chart-object', producer }),
+        change({
+          name: 'chart-object',
+          producer,
+          diff: '@@ -1 +1 @@\n-  replicas: 1\n+  replicas: 3\n',
+        }),
       ],
       findings: [
         finding({

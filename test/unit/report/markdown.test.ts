@@ -11,9 +11,15 @@ import {
 } from './analysis-builders.js';
 import { expectBalanced, markdownStructure } from './markdown-structure.js';
 
-/** A diff of `count` numbered lines, each line `+  line-<n>: <padding>`. */
-function longDiff(count: number, width = 40): string {
-  const lines = Array.from({ length: count }, (_, i) => `+  line-${i}: ${'x'.repeat(width)}`);
+/**
+ * A diff of `count` numbered lines, each line `+  line-<n>: <padding>`; `seed` makes two
+ * diffs different (the same change in two objects would be shown once).
+ */
+function longDiff(count: number, width = 40, seed = ''): string {
+  const lines = Array.from(
+    { length: count },
+    (_, i) => `+  line-${i}: ${'x'.repeat(width)}${seed}`,
+  );
   return `@@ -0,0 +1,${count} @@\n${lines.join('\n')}\n`;
 }
 
@@ -158,7 +164,11 @@ describe('renderMarkdown', () => {
 
   it('spends a small budget on the riskiest objects and counts the rest in the footer', () => {
     const changes: ResourceChange[] = Array.from({ length: 30 }, (_, i) =>
-      change({ name: `app-${i}`, producer: kustomization(`p${i % 3}`), diff: longDiff(20) }),
+      change({
+        name: `app-${i}`,
+        producer: kustomization(`p${i % 3}`),
+        diff: longDiff(20, 40, String(i)),
+      }),
     );
     const markdown = renderMarkdown(
       analysis({
@@ -190,7 +200,7 @@ describe('renderMarkdown', () => {
 
   it('ends with what was left out and no link when there is no report URL', () => {
     const changes = Array.from({ length: 10 }, (_, i) =>
-      change({ name: `app-${i}`, diff: longDiff(50) }),
+      change({ name: `app-${i}`, diff: longDiff(50, 40, String(i)) }),
     );
     const markdown = renderMarkdown(analysis({ changes }), { maxChars: 4000 });
     expect(markdown).toMatch(/_\d+ objects in 1 producer not shown(; \d+ diffs? shortened)?\._\n$/);

@@ -52,9 +52,11 @@ describe('render errors that fail at base and head', () => {
     })),
   });
 
-  it('are counted in the text report as in the Markdown comment', () => {
-    const sentence = '1 render error at head also failed at base.';
-    expect(renderMarkdown(failing)).toContain(sentence);
-    expect(renderText(failing, { color: false })).toContain(sentence);
+  it('are counted in the text report as in the Markdown comment, which lists them folded', () => {
+    const sentence = '1 render error at head also failed at base';
+    expect(renderMarkdown(failing)).toContain(
+      `<details><summary>${sentence}</summary>\n\n- \`HelmRelease/apps/web\`: chart unavailable\n`,
+    );
+    expect(renderText(failing, { color: false })).toContain(`${sentence}.`);
   });
 });

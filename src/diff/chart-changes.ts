@@ -1,0 +1,253 @@
+/**
+ * Which Helm charts a PR moves from one version to another. Read from the raw Flux
+ * objects of both sides (redacted first), never from the rendered chart output: a bump of
+ * an OCIRepository's tag changes nothing but labels in what the chart renders, and
+ * normalisation strips those.
+ */
+import {
+  type ChartChange,
+  type Manifest,
+  type RenderedCluster,
+  type RenderedObject,
+  apiGroup,
+  asRecord,
+  compareStrings,
+  objectMeta,
+  stringOf,
+} from '../model/index.js';
+import { NO_SECRET_VALUES, type SecretValueIndex, redactManifest } from '../redact/index.js';
+
+const SOURCE_GROUP = 'source.toolkit.fluxcd.io';
+const HELM_GROUP = 'helm.toolkit.fluxcd.io';
+const SOURCE_KINDS = new Set(['OCIRepository', 'HelmRepository', 'HelmChart']);
+
+/**
+ * One place a chart version is picked: an OCIRepository or HelmChart that a HelmRelease's
+ * chartRef names, or a HelmRelease's own spec.chart from a HelmRepository (a chart from a
+ * GitRepository or Bucket has its version in the repository, not here).
+ */
+export interface ChartSlot {
+  /** `OCIRepository/namespace/name`, `HelmChart/namespace/name` or `HelmRelease/namespace/name`. */
+  id: string;
+  chart: string;
+  source: string;
+  /** As ChartChange spells it: `4.1.0`, `4.1.0@sha256:…`, `>=4.0.0`, `latest`, `*`. */
+  version: string;
+  /** `HelmRelease/namespace/name` of every release that installs it, sorted. */
+  producers: string[];
+}
+
+/** Flux's default for an object without a namespace, on both ends of a reference. */
+function namespaceOf(manifest: Manifest): string {
+  return objectMeta(manifest).namespace ?? 'default';
+}
+
+function keyOf(kind: string, namespace: string, name: string): string {
+  return `${kind}/${namespace}/${name}`;
+}
+
+/** The Flux source objects and HelmReleases of one side, redacted, by `Kind/namespace/name`. */
+function fluxObjects(
+  objects: readonly RenderedObject[],
+  secrets: SecretValueIndex,
+): { sources: Map<string, Manifest>; releases: Map<string, Manifest> } {
+  const sources = new Map<string, Manifest>();
+  const releases = new Map<string, Manifest>();
+  for (const object of objects) {
+    const meta = objectMeta(object.manifest);
+    const group = apiGroup(meta.apiVersion);
+    const isSource = group === SOURCE_GROUP && SOURCE_KINDS.has(meta.kind);
+    const isRelease = group === HELM_GROUP && meta.kind === 'HelmRelease';
+    if (!isSource && !isRelease) continue;
+    const manifest = redactManifest(object.manifest, secrets, object.secret);
+    const key = keyOf(meta.kind, namespaceOf(manifest), objectMeta(manifest).name);
+    (isSource ? sources : releases).set(key, manifest);
+  }
+  return { sources, releases };
+}
+
+function specOf(manifest: Manifest | undefined): Record<string, unknown> {
+  return asRecord(manifest?.['spec']);
+}
+
+/** `app-template` from `oci://ghcr.io/bjw-s-labs/helm/app-template`. */
+function lastSegment(text: string): string {
+  return text.replace(/\/+$/, '').split('/').pop() || text;
+}
+
+/** What an OCIRepository's spec.ref picks, in source-controller's precedence. */
+function ociVersion(ref: Record<string, unknown>): string {
+  const digest = stringOf(ref['digest']);
+  const named = stringOf(ref['semver']) ?? stringOf(ref['tag']);
+  if (digest !== undefined) return named === undefined ? digest : `${named}@${digest}`;
+  return named ?? 'latest';
+}
+
+/** A HelmRepository's url, or its identity when the cluster does not hold it. */
+function repositorySource(
+  sources: Map<string, Manifest>,
+  sourceRef: Record<string, unknown>,
+  namespace: string,
+): string | undefined {
+  const name = stringOf(sourceRef['name']);
+  if (sourceRef['kind'] !== 'HelmRepository' || name === undefined) return undefined;
+  const key = keyOf('HelmRepository', stringOf(sourceRef['namespace']) ?? namespace, name);
+  return stringOf(specOf(sources.get(key))['url']) ?? key;
+}
+
+/** A chart from a HelmRepository (a HelmRelease's spec.chart.spec, a HelmChart's spec). */
+function repositoryChart(
+  sources: Map<string, Manifest>,
+  spec: Record<string, unknown>,
+  namespace: string,
+): Omit<ChartSlot, 'id' | 'producers'> | undefined {
+  const chart = stringOf(spec['chart']);
+  const source = repositorySource(sources, asRecord(spec['sourceRef']), namespace);
+  if (chart === undefined || source === undefined) return undefined;
+  return { chart: lastSegment(chart), source, version: stringOf(spec['version']) ?? '*' };
+}
+
+function sourceChart(
+  sources: Map<string, Manifest>,
+  id: string,
+): Omit<ChartSlot, 'id' | 'producers'> | undefined {
+  const manifest = sources.get(id);
+  if (manifest === undefined) return undefined;
+  const spec = specOf(manifest);
+  if (id.startsWith('HelmChart/')) return repositoryChart(sources, spec, namespaceOf(manifest));
+  const url = stringOf(spec['url']);
+  if (url === undefined) return undefined;
+  return { chart: lastSegment(url), source: url, version: ociVersion(asRecord(spec['ref'])) };
+}
+
+/** Every place one side picks a chart version, by ChartSlot.id. */
+export function chartSlots(
+  objects: readonly RenderedObject[],
+  secrets: SecretValueIndex = NO_SECRET_VALUES,
+): Map<string, ChartSlot> {
+  const { sources, releases } = fluxObjects(objects, secrets);
+  const slots = new Map<string, ChartSlot>();
+  const users = new Map<string, string[]>();
+  for (const [release, manifest] of releases) {
+    const spec = specOf(manifest);
+    const namespace = namespaceOf(manifest);
+    const ref = asRecord(spec['chartRef']);
+    const kind = stringOf(ref['kind']);
+    const name = stringOf(ref['name']);
+    if (kind === 'OCIRepository' || kind === 'HelmChart') {
+      if (name === undefined) continue;
+      const id = keyOf(kind, stringOf(ref['namespace']) ?? namespace, name);
+      users.set(id, [...(users.get(id) ?? []), release]);
+      continue;
+    }
+    const own = repositoryChart(sources, asRecord(asRecord(spec['chart'])['spec']), namespace);
+    if (own) slots.set(release, { id: release, ...own, producers: [release] });
+  }
+  for (const [id, producers] of users) {
+    const chart = sourceChart(sources, id);
+    if (chart) slots.set(id, { id, ...chart, producers: [...producers].sort(compareStrings) });
+  }
+  return slots;
+}
+
+interface Side {
+  version: string;
+  producers: string[];
+}
+
+interface Moved {
+  chart: string;
+  source: string;
+  gone: Side[];
+  came: Side[];
+}
+
+/** Versions that left and came per chart and source, for slots that did not simply move. */
+class Moves {
+  private readonly byChart = new Map<string, Moved>();
+
+  add(which: 'gone' | 'came', slot: ChartSlot): void {
+    const key = JSON.stringify([slot.chart, slot.source]);
+    const moved = this.byChart.get(key) ?? {
+      chart: slot.chart,
+      source: slot.source,
+      gone: [],
+      came: [],
+    };
+    this.byChart.set(key, moved);
+    moved[which].push({ version: slot.version, producers: slot.producers });
+  }
+
+  /**
+   * A release that swaps one OCIRepository for another of the same chart moves the chart
+   * only if the version differs: equal versions cancel, the rest pair up in version order.
+   */
+  *pairs(): Generator<{ chart: string; source: string; from?: Side; to?: Side }> {
+    for (const { chart, source, ...moved } of this.byChart.values()) {
+      const gone = moved.gone.sort(byVersion);
+      const came = moved.came.sort(byVersion);
+      for (let i = gone.length - 1; i >= 0; i--) {
+        const j = came.findIndex((c) => c.version === gone[i]?.version);
+        if (j >= 0) {
+          came.splice(j, 1);
+          gone.splice(i, 1);
+        }
+      }
+      for (let i = 0; i < Math.max(gone.length, came.length); i++) {
+        const from = gone[i];
+        const to = came[i];
+        yield { chart, source, ...(from && { from }), ...(to && { to }) };
+      }
+    }
+  }
+}
+
+function byVersion(a: Side, b: Side): number {
+  return compareStrings(a.version, b.version);
+}
+
+function compareCharts(a: ChartChange, b: ChartChange): number {
+  return (
+    compareStrings(a.chart, b.chart) ||
+    compareStrings(a.source, b.source) ||
+    compareStrings(a.from ?? '', b.from ?? '') ||
+    compareStrings(a.to ?? '', b.to ?? '')
+  );
+}
+
+/**
+ * Distinct chart version moves between two sides, merged per chart, source, from and to
+ * with every release that installs the chart, sorted by chart, source, from, to.
+ */
+export function chartChanges(
+  base: RenderedCluster,
+  head: RenderedCluster,
+  secrets: SecretValueIndex = NO_SECRET_VALUES,
+): ChartChange[] {
+  const before = chartSlots(base.objects, secrets);
+  const after = chartSlots(head.objects, secrets);
+  const merged = new Map<string, ChartChange>();
+  const add = (chart: string, source: string, from?: Side, to?: Side) => {
+    const change: ChartChange = { chart, source, producers: [] };
+    if (from) change.from = from.version;
+    if (to) change.to = to.version;
+    const key = JSON.stringify([chart, source, change.from ?? '', change.to ?? '']);
+    const producers = [...(merged.get(key)?.producers ?? []), ...(from?.producers ?? [])];
+    producers.push(...(to?.producers ?? []));
+    change.producers = [...new Set(producers)].sort(compareStrings);
+    merged.set(key, change);
+  };
+  const moves = new Moves();
+  for (const id of new Set([...before.keys(), ...after.keys()])) {
+    const was = before.get(id);
+    const is = after.get(id);
+    if (was && is && was.chart === is.chart && was.source === is.source) {
+      if (was.version !== is.version) add(is.chart, is.source, was, is);
+      continue;
+    }
+    if (was) moves.add('gone', was);
+    if (is) moves.add('came', is);
+  }
+  for (const { chart, source, from, to } of moves.pairs()) add(chart, source, from, to);
+  return [...merged.values()].sort(compareCharts);
+}
