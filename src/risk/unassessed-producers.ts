@@ -2,8 +2,9 @@
  * Which producers the PR changes but nothing could judge: they could not be rendered for
  * unavailability (isUnavailable), or were not rendered at all (skipped: a source that is
  * not mapped, a flux-local run that stopped), on one side or both. A producer counts as
- * changed when its own object (as its parent renders it) is in the diff, when it exists on
- * one side only, or when it fails or is skipped on one side only. One left out on both
+ * changed when its own object (as its parent renders it) or a source it reads from (an
+ * OCIRepository whose tag moves) is in the diff, when it exists on one side only, or when it
+ * fails or is skipped on one side only. One left out on both
  * sides whose object the PR leaves alone is not the PR's business; its errors stay listed.
  */
 import {
@@ -18,6 +19,7 @@ import {
   producerKey,
   toRef,
 } from '../model/index.js';
+import { producerSources } from './producer-sources.js';
 
 export interface UnassessedInput {
   diff: ClusterDiff;
@@ -80,11 +82,13 @@ export function unassessedProducers(input: UnassessedInput): UnassessedProducer[
   const changedObjects = new Set(diff.changes.map((c) => c.id));
   const ownObjectChanged = (ref: ProducerRef) =>
     changedObjects.has(`${PRODUCER_GROUPS[ref.kind]}/${ref.kind}/${ref.namespace}/${ref.name}`);
+  const sourcesOf = producerSources(base, head);
   const changed = (key: string, ref: ProducerRef) =>
     inBase.has(key) !== inHead.has(key) ||
     failsAtBase.has(key) !== failsAtHead.has(key) ||
     skippedAtBase.has(key) !== skippedAtHead.has(key) ||
-    ownObjectChanged(ref);
+    ownObjectChanged(ref) ||
+    sourcesOf(ref).some((id) => changedObjects.has(id));
   const sideOf = (atBase: boolean, atHead: boolean) =>
     atBase && atHead ? 'both' : atBase ? 'base' : 'head';
 

@@ -4,7 +4,7 @@ import type { ClusterDiff, ResourceChange } from '../../../src/model/index.js';
 import type { ProducerRef, RenderError, RenderedCluster } from '../../../src/model/render.js';
 import { computeVerdict } from '../../../src/risk/compute-verdict.js';
 import { unassessedProducers } from '../../../src/risk/unassessed-producers.js';
-import { cluster, helmRelease } from '../diff/build-cluster.js';
+import { cluster, helmRelease, kustomization, rendered } from '../diff/build-cluster.js';
 
 const RUNNER = helmRelease('runner', 'apps');
 const unreachable = (producer: ProducerRef, offline = false): RenderError => ({
@@ -87,6 +87,45 @@ describe('unassessed producers', () => {
     ],
   ] as const)('leaves out a producer %s', (_case, base, head, changes) => {
     expect(unassessedProducers(input(base, head, [...changes]))).toEqual([]);
+  });
+
+  describe('whose chart source the PR moves', () => {
+    const release = (spec: Record<string, unknown>) =>
+      rendered(
+        {
+          apiVersion: 'helm.toolkit.fluxcd.io/v2',
+          kind: 'HelmRelease',
+          metadata: { name: 'runner', namespace: 'apps' },
+          spec,
+        },
+        kustomization('apps'),
+      );
+    const ociRepositoryChange = {
+      id: 'source.toolkit.fluxcd.io/OCIRepository/apps/runner-chart',
+      status: 'changed',
+    } as ResourceChange;
+    const sides = (object: ReturnType<typeof release>[]) => {
+      const side = () => cluster(object, [unreachable(RUNNER)], [RUNNER]);
+      return { base: side(), head: side() };
+    };
+    const diffOf = (changes: ResourceChange[]) =>
+      ({ cluster: 'home', changes, summary: {} }) as ClusterDiff;
+
+    it('lists a release whose chartRef OCIRepository moves, the release object untouched', () => {
+      const chartRef = release({ chartRef: { kind: 'OCIRepository', name: 'runner-chart' } });
+      const found = unassessedProducers({
+        diff: diffOf([ociRepositoryChange]),
+        ...sides([chartRef]),
+      });
+      expect(found).toEqual([{ producer: RUNNER, side: 'both', reason: 'chart unavailable' }]);
+    });
+
+    it("leaves it out when the moved OCIRepository is another release's", () => {
+      const other = release({ chartRef: { kind: 'OCIRepository', name: 'other-chart' } });
+      expect(
+        unassessedProducers({ diff: diffOf([ociRepositoryChange]), ...sides([other]) }),
+      ).toEqual([]);
+    });
   });
 
   it('says an offline cache miss is only that', () => {
