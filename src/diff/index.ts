@@ -18,7 +18,7 @@ export type { ChartLabel } from './chart-version-of.js';
 export { parseImage } from './parse-image.js';
 export type { ImageRef } from './parse-image.js';
 export { redactChange } from './redact-change.js';
-export { isVersionField, isVersionMove } from './version-moves.js';
+export { isVersionMove } from './version-moves.js';
 
 export interface DiffOptions {
   /** The cluster (entry path name) both sides were rendered for. */
