@@ -4,8 +4,9 @@
  * not mapped, a flux-local run that stopped), on one side or both. A producer counts as
  * changed when its own object (as its parent renders it) or a source it reads from (an
  * OCIRepository whose tag moves) is in the diff, when it exists on one side only, or when it
- * fails or is skipped on one side only. One left out on both
- * sides whose object the PR leaves alone is not the PR's business; its errors stay listed.
+ * fails or is skipped on one side only. One left out on both sides whose object the PR leaves
+ * alone is not the PR's business (its errors stay listed), unless its source is not found
+ * at all: then what it reads is unknown, and so is whether the PR changes it.
  */
 import {
   type ClusterDiff,
@@ -59,6 +60,15 @@ function skipReason(skipped: string): string {
   return 'not rendered';
 }
 
+/**
+ * A producer whose source is in neither revision (an OCIRepository a bootstrap pushes the
+ * repository to, a GitRepository created outside it) may read any file of the PR: nothing
+ * says the PR leaves it alone, so it is never left out.
+ */
+function sourceUnknown(producer: Producer): boolean {
+  return /was not found/.test(producer.skipped ?? '');
+}
+
 function skippedBy(cluster: RenderedCluster): Map<string, Producer> {
   return new Map(
     cluster.producers.filter((p) => p.skipped !== undefined).map((p) => [producerKey(p), p]),
@@ -108,7 +118,8 @@ export function unassessedProducers(input: UnassessedInput): UnassessedProducer[
   }
   for (const key of new Set([...skippedAtBase.keys(), ...skippedAtHead.keys()])) {
     const producer = skippedAtHead.get(key) ?? skippedAtBase.get(key);
-    if (!producer || out.has(key) || !changed(key, producer)) continue;
+    if (!producer || out.has(key)) continue;
+    if (!changed(key, producer) && !sourceUnknown(producer)) continue;
     out.set(key, {
       producer: toRef(producer),
       side: sideOf(skippedAtBase.has(key), skippedAtHead.has(key)),

@@ -171,6 +171,16 @@ describe('producers that were not rendered at all', () => {
     expect(found).toEqual([{ producer: APPS, side: 'head', reason: 'not rendered by flux-local' }]);
   });
 
+  it('lists one skipped on both sides whose source is in neither revision', () => {
+    const notFound = 'source OCIRepository/flux-system/flux-system was not found';
+    const found = unassessedProducers({
+      diff: diff([]),
+      base: skippedCluster(notFound),
+      head: skippedCluster(notFound),
+    });
+    expect(found).toEqual([{ producer: APPS, side: 'both', reason: 'source not found' }]);
+  });
+
   it('leaves out one skipped on both sides that the PR leaves alone', () => {
     const found = unassessedProducers({
       diff: diff([]),
