@@ -168,3 +168,26 @@ describe('a pull request changing a patch file', () => {
     ).toEqual(['changed ConfigMap/web <- web', 'changed HelmRelease/web <- apps']);
   });
 });
+
+describe('an entry of namespace folders, with no Kustomization that applies it', () => {
+  // apps/<namespace>/kustomization.yaml sets the namespace of the Flux Kustomizations it lists,
+  // as in repositories whose bootstrap Kustomization lives outside Git.
+  const files: RepoFiles = {
+    'apps/media/kustomization.yaml': 'namespace: media\nresources:\n  - plex/ks.yaml\n',
+    'apps/media/plex/ks.yaml': yaml({
+      ...fluxKustomization('plex', './apps/media/plex/app'),
+      metadata: { name: 'plex' },
+    }),
+    'apps/media/plex/app/kustomization.yaml': 'resources:\n  - settings.yaml\n',
+    'apps/media/plex/app/settings.yaml':
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: plex\ndata:\n  a: "1"\n',
+  };
+
+  it('names each Kustomization in the namespace its folder gives it', async () => {
+    const repo = makeRepo(files);
+    repos.push(repo);
+    const cluster = await builtinEngine().render({ repoDir: repo.dir, entry: 'apps', sources: [] });
+    expect(cluster.errors).toEqual([]);
+    expect(cluster.producers.map(producerKey)).toEqual(['Kustomization/media/plex']);
+  });
+});

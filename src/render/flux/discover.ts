@@ -63,17 +63,27 @@ export async function discover(
   const references = await KustomizationReferences.read(root, files);
   for (const file of files) {
     if (/\.ya?ml$/.test(file) && references.holdsObjects(file))
-      await readObjects(root, file, found);
+      await readObjects(root, file, found, references.namespaceOf(file));
   }
   return found;
 }
 
-async function readObjects(root: string, file: string, found: Discovery): Promise<void> {
+/**
+ * The objects of one file, as the kustomization that lists it builds them: every Flux object
+ * is namespaced, so a kustomization's `namespace:` (`namespace`) sets theirs.
+ */
+async function readObjects(
+  root: string,
+  file: string,
+  found: Discovery,
+  namespace: string | undefined,
+): Promise<void> {
   const path = join(root, file);
   // Left unread, as any file that does not parse: the build that reads it fails, naming it.
   if ((await stat(path)).size > MAX_YAML_FILE_BYTES) return;
   const { documents } = parseDocuments(await readFile(path, 'utf8'));
-  for (const { manifest, line } of documents) {
+  for (const { manifest: written, line } of documents) {
+    const manifest = namespace === undefined ? written : inNamespace(written, namespace);
     const item = { manifest, file, line };
     if (isFluxKustomization(manifest)) found.kustomizations.push(item);
     else if (isHelmRelease(manifest)) found.helmReleases.push(item);
@@ -86,4 +96,10 @@ async function readObjects(root: string, file: string, found: Discovery): Promis
       found.configData.push(item);
     }
   }
+}
+
+function inNamespace(manifest: Manifest, namespace: string): Manifest {
+  const metadata = manifest['metadata'];
+  const meta = typeof metadata === 'object' && metadata !== null ? metadata : {};
+  return { ...manifest, metadata: { ...meta, namespace } };
 }

@@ -27,6 +27,10 @@ export class KustomizationReferences {
   readonly #inputs = new Set<string>();
   /** Folders whose kustomization file decides what kustomize reads of them. */
   readonly #built = new Set<string>();
+  /** A resource (file or folder) and the folder of a kustomization that lists it. */
+  readonly #listedBy = new Map<string, string>();
+  /** The `namespace:` of each kustomization folder that sets one. */
+  readonly #namespaces = new Map<string, string>();
 
   /** Reads the kustomization files among `files` (repository-relative paths under `root`). */
   static async read(root: string, files: readonly string[]): Promise<KustomizationReferences> {
@@ -46,8 +50,26 @@ export class KustomizationReferences {
     return !this.#built.has(posix.dirname(file));
   }
 
+  /**
+   * The namespace kustomize gives the objects of `file`: that of the outermost
+   * kustomization on the way from the file up through the kustomizations that list it, as
+   * an including kustomization's namespace transformer runs after the included one's.
+   */
+  namespaceOf(file: string): string | undefined {
+    let namespace: string | undefined;
+    const seen = new Set<string>();
+    for (let dir = this.#listedBy.get(file); dir !== undefined; dir = this.#listedBy.get(dir)) {
+      if (seen.has(dir)) break;
+      seen.add(dir);
+      namespace = this.#namespaces.get(dir) ?? namespace;
+    }
+    return namespace;
+  }
+
   private add(dir: string, kus: Manifest): void {
     this.#built.add(dir);
+    const namespace = kus['namespace'];
+    if (typeof namespace === 'string' && namespace !== '') this.#namespaces.set(dir, namespace);
     const at = (ref: string): string | undefined => {
       const path = posix.normalize(posix.join(dir, ref.trim()));
       return path === '..' || path.startsWith('../') || path.startsWith('/') || ref.includes('://')
@@ -60,7 +82,12 @@ export class KustomizationReferences {
         if (path !== undefined) set.add(path);
       }
     };
-    put(this.#resources, [...strings(kus['resources']), ...strings(kus['bases'])]);
+    for (const ref of [...strings(kus['resources']), ...strings(kus['bases'])]) {
+      const path = at(ref);
+      if (path === undefined) continue;
+      this.#resources.add(path);
+      if (!this.#listedBy.has(path)) this.#listedBy.set(path, dir);
+    }
     put(this.#inputs, [
       ...INPUT_LISTS.flatMap((field) => strings(kus[field])),
       // An entry holding a newline is the patch itself, written inline.

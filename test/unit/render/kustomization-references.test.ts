@@ -122,3 +122,36 @@ describe('a YAML file holds objects to apply', () => {
     expect(refs.holdsObjects(file)).toBe(holds);
   });
 });
+
+describe('the namespace kustomize gives a listed file', () => {
+  it.each<[string, RepoFiles, string | undefined]>([
+    [
+      'none when no kustomization sets one',
+      { 'app/kustomization.yaml': 'resources: [ks.yaml]' },
+      undefined,
+    ],
+    [
+      "its kustomization's namespace",
+      { 'app/kustomization.yaml': 'namespace: media\nresources: [ks.yaml]' },
+      'media',
+    ],
+    [
+      'the outermost namespace when a folder is listed by another',
+      {
+        'kustomization.yaml': 'namespace: outer\nresources: [app]',
+        'app/kustomization.yaml': 'namespace: inner\nresources: [ks.yaml]',
+      },
+      'outer',
+    ],
+    [
+      'the inner one when the outer kustomization sets none',
+      {
+        'kustomization.yaml': 'resources: [app]',
+        'app/kustomization.yaml': 'namespace: inner\nresources: [ks.yaml]',
+      },
+      'inner',
+    ],
+  ])('is %s', async (_case, files, namespace) => {
+    expect((await references(files)).namespaceOf('app/ks.yaml')).toBe(namespace);
+  });
+});
