@@ -126,6 +126,15 @@ export function unassessedProducers(input: UnassessedInput): UnassessedProducer[
       reason: skipReason(producer.skipped ?? ''),
     });
   }
+  // Broken at both revisions (a content error the PR did not introduce), yet changed by it:
+  // what the change does there is as unknown as behind an unreachable chart.
+  for (const error of head.errors) {
+    const key = producerKey(error.producer);
+    const ref = toRef(error.producer);
+    if (out.has(key) || !failsAtBase.has(key) || !inBase.has(key) || !inHead.has(key)) continue;
+    if (!ownObjectChanged(ref) && !sourcesOf(ref).some((id) => changedObjects.has(id))) continue;
+    out.set(key, { producer: ref, side: 'both', reason: 'render error' });
+  }
   return [...out.values()].sort((a, b) =>
     compareStrings(producerKey(a.producer), producerKey(b.producer)),
   );

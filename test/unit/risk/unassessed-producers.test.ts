@@ -85,6 +85,12 @@ describe('unassessed producers', () => {
       { errors: [templateError] },
       [ownObjectChange],
     ],
+    [
+      'broken at base and head, and left alone',
+      { errors: [templateError] },
+      { errors: [templateError] },
+      [],
+    ],
   ] as const)('leaves out a producer %s', (_case, base, head, changes) => {
     expect(unassessedProducers(input(base, head, [...changes]))).toEqual([]);
   });
@@ -126,6 +132,15 @@ describe('unassessed producers', () => {
         unassessedProducers({ diff: diffOf([ociRepositoryChange]), ...sides([other]) }),
       ).toEqual([]);
     });
+  });
+
+  it('lists one broken at base and head whose own object the PR changes', () => {
+    const broken = input({ errors: [templateError] }, { errors: [templateError] }, [
+      ownObjectChange,
+    ]);
+    expect(unassessedProducers(broken)).toEqual([
+      { producer: RUNNER, side: 'both', reason: 'render error' },
+    ]);
   });
 
   it('says an offline cache miss is only that', () => {
