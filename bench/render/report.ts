@@ -113,6 +113,10 @@ function notes(row: Row): string {
         .filter(Boolean)
         .join(', '),
     );
+    if (t['producers-rendered'] !== undefined)
+      parts.push(
+        `producers: ${t['producers-rendered']} rendered, ${t['producers-cached'] ?? 0} cached, ${t['producers-unchanged'] ?? 0} unchanged`,
+      );
     if (t['builds-run'] !== undefined)
       parts.push(`builds: ${t['builds-cached'] ?? 0} cached, ${t['builds-run']} run`);
   }

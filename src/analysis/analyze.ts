@@ -22,6 +22,7 @@ import {
 import {
   createEngine,
   keepLastApplied,
+  RenderMemo,
   renderSettings,
   type RenderEngine,
   type RenderSettings,
@@ -95,8 +96,13 @@ export async function analyze(
   if (revisions.base.sha === revisions.head.sha) return sameCommit(run, revisions, policy.failOn);
 
   const rendered: RenderedPair[] = [];
+  const memos: RenderMemo[] = [];
   for (const entry of clusterEntries([...policy.clusters, ...added], request.paths)) {
-    rendered.push(await renderPair(run, entry, revisions));
+    // Changed-only: the head renders only what its key says changed. --no-cache turns it
+    // off with the cache, so that a render without either is the full two-sided one.
+    const memo = settings.cache !== undefined ? new RenderMemo() : undefined;
+    if (memo) memos.push(memo);
+    rendered.push(await renderPair(run, entry, revisions, memo));
   }
   const clusters = clock.timeSync('diff', () =>
     rendered.map((r) => ({
@@ -110,7 +116,7 @@ export async function analyze(
     assembleResult(revisions, clusters, findings, request.labels),
     secrets,
   );
-  result.timings = { ...clock.finish(), ...cacheCounts(rendered) };
+  result.timings = { ...clock.finish(), ...cacheCounts(rendered), ...producerCounts(memos) };
   deps.logger?.debug({ timings: result.timings }, 'analysis finished');
   return { result, failOn: policy.failOn, revisions };
 }
@@ -135,14 +141,31 @@ function cacheCounts(rendered: readonly RenderedPair[]): Record<string, number> 
   return { 'builds-cached': sum('hits'), 'builds-run': sum('misses') };
 }
 
+/**
+ * Producers of both sides by how they got their objects: rendered (their build run or read
+ * from the cache, then post-built), read whole from the render cache, or taken at head from
+ * the base's render because nothing they read changed.
+ */
+function producerCounts(memos: readonly RenderMemo[]): Record<string, number> {
+  const sum = (how: 'rendered' | 'cached' | 'unchanged') =>
+    memos.reduce((n, m) => n + m.counts[how], 0);
+  const counts = {
+    'producers-rendered': sum('rendered'),
+    'producers-cached': sum('cached'),
+    'producers-unchanged': sum('unchanged'),
+  };
+  return Object.values(counts).some((n) => n > 0) ? counts : {};
+}
+
 /** Both sides of one cluster; a side where the cluster does not exist renders as empty. */
 async function renderPair(
   run: Run,
   entry: ClusterEntry,
   revisions: ResolvedRevisions,
+  memo: RenderMemo | undefined,
 ): Promise<RenderedPair> {
   const side = (name: Side, sha: string) =>
-    run.clock.time(`render-${name}`, () => renderCluster(run, entry, name, sha));
+    run.clock.time(`render-${name}`, () => renderCluster(run, entry, name, sha, memo));
   const base = await side('base', revisions.base.sha);
   const head = await side('head', revisions.head.sha);
   if (typeof base === 'string' && typeof head === 'string') {
@@ -170,6 +193,7 @@ async function renderCluster(
   entry: ClusterEntry,
   side: Side,
   sha: string,
+  memo: RenderMemo | undefined,
 ): Promise<RenderedCluster | 'missing' | 'empty'> {
   const { request, deps } = run;
   const found = await treeEntry(run.runner, request.repoDir, sha, entry.path, {
@@ -184,6 +208,7 @@ async function renderCluster(
         entry: entry.path,
         sources: request.sources,
         ...(request.repoUrl !== undefined ? { repoUrl: request.repoUrl } : {}),
+        ...(memo ? { memo } : {}),
       },
       deps.onProgress &&
         ((p) => deps.onProgress?.({ stage: 'render', ...p, cluster: entry.name, side })),

@@ -4,6 +4,8 @@
  * the only repositories it writes are the worker's own bare mirrors under its cache.
  */
 export { exportTree, resolveRevision } from './export-tree.js';
+export { listTree, type TreeFile } from './list-tree.js';
+export { readBlobs, UnreadableBlobsError } from './read-blobs.js';
 export { resolveRevisions, type ResolvedRevisions } from './merge-base.js';
 export { ensureMirror, type Mirror, type MirrorRequest } from './mirror.js';
 export { readFileAtRevision, treeEntry } from './read-file.js';

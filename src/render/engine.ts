@@ -6,7 +6,10 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { ToolRunner } from '../tool-runner.js';
 import type { RenderedCluster } from '../model/index.js';
+import type { RenderMemo } from './cache/index.js';
 import type { SourceMapping } from './source-mapping.js';
+
+export { RenderMemo, type RenderMemoCounts } from './cache/index.js';
 
 export type EngineName = 'builtin' | 'flux-local';
 
@@ -20,6 +23,13 @@ export interface RenderRequest {
   sources: readonly SourceMapping[];
   /** The repository's own URL, to recognise GitRepositories that point at it. */
   repoUrl?: string;
+  /**
+   * Shared by the renders of one cluster at a review's two revisions: the first keeps each
+   * producer's outcome under its content key, and the second takes it for every producer
+   * whose key is the same (it changed nothing that producer reads) instead of rendering
+   * it again. Engines that key nothing ignore it.
+   */
+  memo?: RenderMemo;
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * Scratch copies of source trees. The renderer never writes into a repository: it
- * copies it once, then gives every build its own hard-linked copy of that, in which
- * it replaces files by unlinking them first so the shared inodes stay untouched.
+ * copies it once, then gives every build its own hard-linked copy of that (of only the
+ * files the build reads, where those are known), in which it replaces files by
+ * unlinking them first so the shared inodes stay untouched.
  */
 import {
   copyFile,
@@ -14,8 +15,13 @@ import {
   symlink,
   writeFile,
 } from 'node:fs/promises';
+import type { Dirent } from 'node:fs';
 import { join, posix } from 'node:path';
 import { FluxlensError } from '../errors.js';
+import { mapLimit } from './map-limit.js';
+
+/** File copies or links in flight at once, within one folder. */
+const FILES_IN_FLIGHT = 8;
 
 export type TreeFilter = (relPath: string, isDir: boolean) => boolean;
 
@@ -43,9 +49,67 @@ export async function copyTree(
   options: { mode: 'link' | 'copy'; keep?: TreeFilter; limits?: TreeLimits },
 ): Promise<void> {
   let files = 0;
+  const ensureDir = dirMaker(dest);
+  const copyOne = async (entry: Dirent, childRel: string): Promise<void> => {
+    const from = join(src, childRel);
+    const to = join(dest, childRel);
+    if (entry.isSymbolicLink()) await symlink(await readlink(from), to);
+    else if (entry.isFile()) {
+      if (options.mode === 'link') await link(from, to);
+      else await copyFile(from, to);
+    }
+  };
+  const walk = async (rel: string): Promise<void> => {
+    if (!options.keep || rel === '' || options.keep(rel, true)) await ensureDir(rel);
+    const entries = await readdir(join(src, rel), { withFileTypes: true });
+    const batch: Array<[Dirent, string]> = [];
+    for (const entry of entries) {
+      if (entry.name === '.git') continue;
+      const childRel = rel ? `${rel}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) {
+        await walk(childRel);
+        continue;
+      }
+      if (options.keep && (entry.isSymbolicLink() || !options.keep(childRel, false))) continue;
+      if (options.limits && ++files > options.limits.maxFiles) {
+        throw new TreeLimitError(`source has more than ${options.limits.maxFiles} files`);
+      }
+      batch.push([entry, childRel]);
+    }
+    if (batch.length === 0) return;
+    await ensureDir(rel);
+    // A folder's files at once: each is one small system call the thread pool runs.
+    await mapLimit(batch, FILES_IN_FLIGHT, ([entry, childRel]) => copyOne(entry, childRel));
+  };
+  await walk('');
+}
+
+/**
+ * Hard-links the listed files of `src` (paths relative to it, '/'-separated) into `dest`,
+ * with the listed folders and every folder a file needs: one build's private copy of
+ * only what it reads.
+ */
+export async function linkPaths(
+  src: string,
+  dest: string,
+  paths: { files: readonly string[]; dirs: readonly string[] },
+): Promise<void> {
+  const ensureDir = dirMaker(dest);
+  await ensureDir('');
+  for (const dir of paths.dirs) await ensureDir(dir === '.' ? '' : dir);
+  for (const file of paths.files) {
+    await ensureDir(parentOf(file));
+    await link(join(src, file), join(dest, file));
+  }
+}
+
+/**
+ * Makes folders below `dest`, one level at a time: a copy whose workspace is removed under
+ * it (its render was cancelled) fails at its next folder instead of making the workspace
+ * again.
+ */
+function dirMaker(dest: string): (rel: string) => Promise<void> {
   const made = new Set<string>();
-  // Below `dest`, one level at a time: a copy whose workspace is removed under it (its
-  // render was cancelled) fails at its next folder instead of making the workspace again.
   const ensureDir = async (rel: string): Promise<void> => {
     if (made.has(rel)) return;
     if (rel === '') await mkdir(dest, { recursive: true });
@@ -55,31 +119,7 @@ export async function copyTree(
     }
     made.add(rel);
   };
-  const walk = async (rel: string): Promise<void> => {
-    if (!options.keep || rel === '' || options.keep(rel, true)) await ensureDir(rel);
-    const entries = await readdir(join(src, rel), { withFileTypes: true });
-    for (const entry of entries) {
-      if (entry.name === '.git') continue;
-      const childRel = rel ? `${rel}/${entry.name}` : entry.name;
-      if (entry.isDirectory()) {
-        await walk(childRel);
-        continue;
-      }
-      if (options.keep && (entry.isSymbolicLink() || !options.keep(childRel, false))) continue;
-      await ensureDir(rel);
-      if (options.limits && ++files > options.limits.maxFiles) {
-        throw new TreeLimitError(`source has more than ${options.limits.maxFiles} files`);
-      }
-      const from = join(src, childRel);
-      const to = join(dest, childRel);
-      if (entry.isSymbolicLink()) await symlink(await readlink(from), to);
-      else if (entry.isFile()) {
-        if (options.mode === 'link') await link(from, to);
-        else await copyFile(from, to);
-      }
-    }
-  };
-  await walk('');
+  return ensureDir;
 }
 
 function parentOf(rel: string): string {

@@ -3,8 +3,8 @@
  * values, `helm template`, then the post-render steps. Every failure is this
  * HelmRelease's error; the HelmRelease object itself stays with its Kustomization.
  */
-import { mkdir, readFile, rm } from 'node:fs/promises';
-import { join, posix } from 'node:path';
+import { mkdir, rm } from 'node:fs/promises';
+import { posix } from 'node:path';
 import { classify, errorMessage } from '../../errors.js';
 import type { ToolRunner } from '../../tool-runner.js';
 import type { HelmSettings, RenderSettings } from '../engine.js';
@@ -18,7 +18,6 @@ import {
   type SecretKeysLookup,
   type TemplateCache,
   chartCrdsMode,
-  chartDefaultValues,
   composeValues,
   helmTemplate,
   postRender,
@@ -34,11 +33,13 @@ import {
   type RenderErrorTags,
   type RenderedObject,
   type SecretDerived,
-  stringifyManifest,
 } from '../../model/index.js';
 import { REDACTED, indexSecretValues, redactText, secretTextIn } from '../../redact/index.js';
-import { replaceFile } from '../tree.js';
-import { parseDocuments } from '../yaml.js';
+import { reuseOrBuild, type MemoOutcome, type OutcomeStores } from '../cache/index.js';
+import { prepareChart } from './prepare-chart.js';
+import { releaseKey } from './release-key.js';
+import { lackingInput, lackingMessage } from './lacking-input.js';
+import { templateFile, templateNaming, type TemplateNaming } from './template-naming.js';
 
 export interface HelmBuildContext {
   /** '' when a source is the reviewed repository, else the prefix its files are shown with. */
@@ -48,8 +49,15 @@ export interface HelmBuildContext {
   scratchDir: () => string;
   /** Absent: every release runs helm template. */
   templateCache?: TemplateCache | undefined;
+  /**
+   * The review's other render, by release key, and the versions of the tools a release runs
+   * (helm, kustomize for post-renderers); absent: every release inflates.
+   */
+  keying?: ({ tool: string } & OutcomeStores) | undefined;
   configData: ConfigLookup;
   secretKeys: SecretKeysLookup;
+  /** Files of the reviewed revision whose content the repository lacks (see materialize). */
+  lacking: ReadonlySet<string>;
   chartSources: Omit<
     ChartSourceContext,
     'runner' | 'cacheDir' | 'offline' | 'timeoutMs' | 'maxChartBytes'
@@ -83,26 +91,22 @@ export async function buildHelmRelease(
     ref.namespace,
     secret,
   );
-  const outcome = await inflate(ctx, ref, hr);
-  if ('error' in outcome) {
-    const secrets = indexSecretValues(secretValues);
-    return { ...outcome, error: redactText(outcome.error, REDACTED, secrets) };
-  }
-  for (const object of outcome.objects) {
-    const derived = secretTextIn(object.manifest, secretValues);
-    if (derived !== undefined) object.secret = derived;
-  }
-  return outcome;
+  return inflate(ctx, { ref, hr, secretValues });
 }
 
-async function inflate(
-  ctx: HelmBuildContext,
-  ref: ProducerRef,
-  hr: HelmRelease,
-): Promise<HelmBuildOutcome> {
+/** One release to inflate, with the Secret-derived texts its values hold. */
+interface Release {
+  ref: ProducerRef;
+  hr: HelmRelease;
+  secretValues: string[];
+}
+
+async function inflate(ctx: HelmBuildContext, release: Release): Promise<HelmBuildOutcome> {
+  const { ref, hr } = release;
   const helm = ctx.settings.helm;
   const scratch = ctx.scratchDir();
   await mkdir(scratch, { recursive: true });
+  let key: string | undefined;
   try {
     const chart = await resolveChart(hr, chartContext(ctx, helm), scratch);
     await prepareChart(hr, chart);
@@ -112,44 +116,99 @@ async function inflate(
       timeoutMs: ctx.settings.toolTimeoutMs,
       maxOutputBytes: ctx.settings.maxOutputBytes,
     };
-    const rendered = await helmTemplate(
-      ctx.runner,
-      {
-        chartDir: chart.dir,
-        releaseName: releaseName(hr),
-        namespace,
-        values,
-        apiVersions: helm.apiVersions,
-        ...(helm.kubeVersion !== undefined ? { kubeVersion: helm.kubeVersion } : {}),
-        crds: chartCrdsMode(hr, helm.skipCrds),
-        isUpgrade: helm.isUpgrade,
-        ...actionFlags(hr, helm.isUpgrade),
-        includeTests: hr.spec.test?.enable === true,
-        ...limits,
-      },
-      scratch,
-      ctx.templateCache,
-    );
-    const objects = await postRender(ctx.runner, rendered, hr, namespace, scratch, limits);
-    const fileOf = await templateFiles(ctx, hr, chart);
-    return {
-      objects: objects.map((manifest) => {
-        const file = fileOf(takeTemplateSource(manifest));
-        return file === undefined ? { producer: ref, manifest } : { producer: ref, file, manifest };
-      }),
-      chart: `${chart.source}@${chart.version}`,
-      ...(assumed.length > 0 ? { assumed } : {}),
+    const options = {
+      releaseName: releaseName(hr),
+      namespace,
+      values,
+      apiVersions: helm.apiVersions,
+      ...(helm.kubeVersion !== undefined ? { kubeVersion: helm.kubeVersion } : {}),
+      crds: chartCrdsMode(hr, helm.skipCrds),
+      isUpgrade: helm.isUpgrade,
+      ...actionFlags(hr, helm.isUpgrade),
+      includeTests: hr.spec.test?.enable === true,
+      ...limits,
     };
+    const naming = await templateNaming(ctx.filePrefix, hr, chart);
+    const lacking = chartLacking(ctx.lacking, hr, chart, naming);
+    if (lacking !== undefined)
+      return withSecretsMarked(release, { error: lackingMessage(lacking) });
+    const keying = ctx.keying;
+    if (keying) key = releaseKey(keying.tool, { ...release, chart, options, naming, assumed });
+    return await reuseOrBuild(keying ?? {}, key, releaseOutcome, async () => {
+      const chartDir = chart.dir;
+      const rendered = await helmTemplate(
+        ctx.runner,
+        { chartDir, ...options },
+        scratch,
+        ctx.templateCache,
+      );
+      const objects = await postRender(ctx.runner, rendered, hr, namespace, scratch, limits);
+      return withSecretsMarked(release, {
+        objects: objects.map((manifest) => {
+          const file = templateFile(naming, takeTemplateSource(manifest));
+          return file === undefined
+            ? { producer: ref, manifest }
+            : { producer: ref, file, manifest };
+        }),
+        chart: `${chart.source}@${chart.version}`,
+        ...(assumed.length > 0 ? { assumed } : {}),
+      });
+    });
   } catch (err) {
     // A cancelled review is not this release's failure: the whole render stops.
     if (classify(err) === 'cancelled') throw err;
-    if (err instanceof ChartUnavailableError) {
-      return { error: errorMessage(err), code: 'chart-unavailable', offline: err.notCached };
-    }
-    return { error: errorMessage(err) };
+    const outcome = withSecretsMarked(
+      release,
+      err instanceof ChartUnavailableError
+        ? { error: errorMessage(err), code: 'chart-unavailable', offline: err.notCached }
+        : { error: errorMessage(err) },
+    );
+    // Unavailable charts and timeouts may pass: the other revision's render tries again.
+    ctx.keying?.memo?.note(classify(err) === 'transient' ? undefined : key, outcome, 'rendered');
+    return outcome;
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
+}
+
+/** The outcome with Secret-derived text marked on its objects, or hidden in its error. */
+function withSecretsMarked(release: Release, outcome: HelmBuildOutcome): HelmBuildOutcome {
+  if ('error' in outcome) {
+    const secrets = indexSecretValues(release.secretValues);
+    return { ...outcome, error: redactText(outcome.error, REDACTED, secrets) };
+  }
+  for (const object of outcome.objects) {
+    const derived = secretTextIn(object.manifest, release.secretValues);
+    if (derived !== undefined) object.secret = derived;
+  }
+  return outcome;
+}
+
+/** A file of a chart in the reviewed repository, or of its values files, that it lacks. */
+function chartLacking(
+  lacking: ReadonlySet<string>,
+  hr: HelmRelease,
+  chart: ResolvedChart,
+  naming: TemplateNaming,
+): string | undefined {
+  if (chart.sourceRoot === undefined || !('prefix' in naming) || naming.prefix !== '')
+    return undefined;
+  const spec = hr.spec.chart?.spec;
+  const values = [...(spec?.valuesFile ? [spec.valuesFile] : []), ...(spec?.valuesFiles ?? [])];
+  const files = values.map((f): [string, string] => [posix.normalize(f.replace(/^\/+/, '')), '']);
+  const inputs = { files, dirs: [], direct: true };
+  return lackingInput(lacking, {
+    root: chart.sourceRoot,
+    path: naming.chartPath,
+    whole: true,
+    inputs,
+  });
+}
+
+/** A kept outcome as a release's; only a release's own outcomes carry a chart. */
+function releaseOutcome(kept: MemoOutcome): HelmBuildOutcome | undefined {
+  if ('error' in kept) return kept;
+  return kept.chart === undefined ? undefined : { ...kept, chart: kept.chart };
 }
 
 /**
@@ -192,70 +251,5 @@ function actionFlags(hr: HelmRelease, isUpgrade: boolean) {
     disableHooks: action?.disableHooks ?? false,
     disableOpenAPIValidation: action?.disableOpenAPIValidation ?? false,
     disableSchemaValidation: action?.disableSchemaValidation ?? false,
-  };
-}
-
-/**
- * Makes the chart folder what source-controller and helm-controller hand to helm: the
- * default values merged from spec.chart.spec.valuesFiles, and the version helm-controller
- * records (an OCIRepository digest suffix) in Chart.yaml, where templates read it.
- */
-async function prepareChart(hr: HelmRelease, chart: ResolvedChart): Promise<void> {
-  const spec = hr.spec.chart?.spec;
-  // v2beta1's single valuesFile comes before valuesFiles, as source-controller merges them.
-  const files = [...(spec?.valuesFile ? [spec.valuesFile] : []), ...(spec?.valuesFiles ?? [])];
-  const defaults = await chartDefaultValues(
-    chart.dir,
-    files,
-    spec?.ignoreMissingValuesFiles ?? false,
-    chart.sourceRoot,
-  );
-  // JSON, not YAML: helm must read 'on', 'yes' and 0o17 back exactly as strings.
-  if (defaults) await replaceFile(join(chart.dir, 'values.yaml'), JSON.stringify(defaults));
-  const chartFile = join(chart.dir, 'Chart.yaml');
-  const meta = parseDocuments(await readFile(chartFile, 'utf8')).documents[0]?.manifest;
-  const version = withValuesFilesGeneration(chart.version, files);
-  if (meta && meta['version'] !== version) {
-    await replaceFile(chartFile, stringifyManifest({ ...meta, version }));
-  }
-}
-
-/**
- * source-controller sets a chart built with valuesFiles (other than the lone default
- * values.yaml) to `VERSION+GENERATION` of its HelmChart, so consumers notice a values
- * change. The generation of a HelmChart helm-controller creates is 1 until its spec
- * changes, which is what a render can know.
- */
-function withValuesFilesGeneration(version: string, files: readonly string[]): string {
-  const effective =
-    files.length === 1 && posix.normalize(files[0] ?? '') === 'values.yaml' ? [] : files;
-  if (effective.length === 0) return version;
-  return `${version.replace(/\+.*$/, '')}+1`;
-}
-
-/**
- * Maps helm's `CHART/templates/x.yaml` to where the template lives: a repository path
- * for a chart inside a source folder, `SOURCE:CHART/templates/x.yaml` otherwise.
- */
-async function templateFiles(
-  ctx: HelmBuildContext,
-  hr: HelmRelease,
-  chart: ResolvedChart,
-): Promise<(template: string | undefined) => string | undefined> {
-  const spec = hr.spec.chart?.spec;
-  if (chart.sourceRoot === undefined || !spec) {
-    return (template) => (template === undefined ? undefined : `${chart.source}:${template}`);
-  }
-  const ref = spec.sourceRef;
-  const prefix = await ctx.filePrefix(
-    ref.kind,
-    ref.namespace ?? hr.metadata.namespace ?? '',
-    ref.name,
-  );
-  const chartPath = posix.normalize(spec.chart.replace(/^\.?\/+/, '')).replace(/\/+$/, '');
-  return (template) => {
-    if (template === undefined) return undefined;
-    const inChart = template.slice(template.indexOf('/') + 1);
-    return `${prefix}${chartPath === '.' ? inChart : `${chartPath}/${inChart}`}`;
   };
 }

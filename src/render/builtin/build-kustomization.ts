@@ -11,16 +11,16 @@ import type { ToolRunner } from '../../tool-runner.js';
 import type { RenderSettings } from '../engine.js';
 import type { FluxKustomization } from '../flux/index.js';
 import {
-  buildInputs,
   generateKustomization,
   GenerateError,
   checkKustomizationTree,
   kustomizeBuild,
   UnsafePathError,
-  type DigestMemo,
+  type BuildInputSet,
   type GeneratedKustomization,
 } from '../kustomize/index.js';
-import { renderCacheKey, type RenderCache } from '../cache/index.js';
+import { reuseOrBuild } from '../cache/index.js';
+import { buildKey, producerKey, readBuildInputs, type KustomizeKeying } from './build-keys.js';
 import {
   type Manifest,
   type ProducerRef,
@@ -29,6 +29,7 @@ import {
   objectMeta,
   stringifyManifest,
 } from '../../model/index.js';
+import { lackingInput, lackingMessage } from './lacking-input.js';
 import { sourceLineFinder, type SourceLineFinder } from './source-line-finder.js';
 import {
   type VariableLookups,
@@ -36,28 +37,22 @@ import {
   substituteObject,
 } from './post-build-substitution.js';
 import { SubstitutionError } from './substitute.js';
-import { copyTree, replaceFile } from '../tree.js';
+import { copyTree, linkPaths, replaceFile } from '../tree.js';
 import { parseDocuments } from '../yaml.js';
 
 const ORIGIN = 'config.kubernetes.io/origin';
 export const OWNER_NAME_LABEL = 'kustomize.toolkit.fluxcd.io/name';
 export const OWNER_NAMESPACE_LABEL = 'kustomize.toolkit.fluxcd.io/namespace';
 
-/** The render cache as a Kustomization build uses it. */
-export interface KustomizeCache {
-  store: RenderCache;
-  digests: DigestMemo;
-  /** `kustomize version`: another kustomize may build the same files differently. */
-  tool: string;
-}
-
 export interface BuildContext extends VariableLookups {
   runner: ToolRunner;
   settings: RenderSettings;
-  /** Absent: every build runs kustomize. */
-  cache?: KustomizeCache | undefined;
+  /** Absent: no key is made, every build runs kustomize and every producer builds. */
+  keying?: KustomizeKeying | undefined;
   /** A fresh folder path for one build's private copy. */
   scratchDir: () => string;
+  /** Files of the reviewed revision whose content the repository lacks (see materialize). */
+  lacking: ReadonlySet<string>;
 }
 
 export interface BuildInput {
@@ -82,6 +77,7 @@ export async function buildKustomization(
   input: BuildInput,
 ): Promise<BuildOutcome> {
   const copy = ctx.scratchDir();
+  let key: string | undefined;
   try {
     // Flux's generator only reads the folder, so the source itself serves, for the key too.
     const generated = await generateKustomization(
@@ -90,39 +86,91 @@ export async function buildKustomization(
       input.ks,
     );
     const written = writtenKustomization(generated);
-    const key = ctx.cache && (await buildKey(ctx.cache, ctx.settings, input, generated, written));
-    const cached = key !== undefined ? await ctx.cache?.store.get(key) : undefined;
-    if (cached !== undefined) {
-      // The same inputs built before: only what follows kustomize runs again.
-      const lineOf = sourceLineFinder(input.sourceRoot);
-      return await postBuild(ctx, input, cached, generated.fluxWantsOrigin, lineOf);
-    }
-    await copyTree(input.sourceRoot, copy, { mode: 'link' });
-    const dir = join(copy, input.path);
-    await replaceFile(join(dir, generated.fileName), stringifyManifest(written));
-    await checkKustomizationTree(copy, dir, ctx.settings.allowRemoteBases);
-    const output = await kustomizeBuild(ctx.runner, dir, {
-      ...ctx.settings,
-      timeoutMs: ctx.settings.toolTimeoutMs,
-    });
-    if (key !== undefined) await ctx.cache?.store.put(key, output);
-    const lineOf = sourceLineFinder(copy);
-    return await postBuild(ctx, input, output, generated.fluxWantsOrigin, lineOf);
+    const keying = ctx.keying;
+    const inputs = await readBuildInputs(keying, input, written);
+    const reads = { root: input.sourceRoot, path: input.path, whole: generated.generated, inputs };
+    const lacking = input.filePrefix === '' ? lackingInput(ctx.lacking, reads) : undefined;
+    if (lacking !== undefined) return { error: lackingMessage(lacking), file: lacking };
+    const build =
+      keying && inputs && buildKey(keying, ctx.settings, input, generated, written, inputs);
+    key = build !== undefined ? producerKey(build, ctx, input, generated) : undefined;
+    return await reuseOrBuild<BuildOutcome>(
+      keying ?? {},
+      key,
+      (kept) => kept,
+      () => buildAndPostBuild(ctx, input, { generated, written, build, inputs, copy }),
+    );
   } catch (err) {
     // A cancelled review is not this Kustomization's failure: the whole render stops.
     if (classify(err) === 'cancelled') throw err;
-    if (err instanceof GenerateError || err instanceof UnsafePathError) {
-      return err.file
-        ? { error: err.message, file: input.filePrefix + err.file }
-        : { error: err.message };
-    }
-    if (err instanceof SubstitutionError) {
-      return { error: err.fluxWorded ? err.message : `post build failed: ${err.message}` };
-    }
-    return { error: `kustomize build failed: ${withoutScratch(errorMessage(err), copy, input)}` };
+    const outcome = failure(err, copy, input);
+    // A timeout may pass: the other revision's render tries again.
+    ctx.keying?.memo?.note(classify(err) === 'transient' ? undefined : key, outcome, 'rendered');
+    return outcome;
   } finally {
     await rm(copy, { recursive: true, force: true });
   }
+}
+
+/** kustomize's output for the build, from the render cache or from kustomize, post-built. */
+async function buildAndPostBuild(
+  ctx: BuildContext,
+  input: BuildInput,
+  build: {
+    generated: GeneratedKustomization;
+    written: Record<string, unknown>;
+    build: string | undefined;
+    inputs: BuildInputSet | undefined;
+    copy: string;
+  },
+): Promise<{ objects: RenderedObject[]; assumed?: string[] }> {
+  const { generated, written, inputs, copy } = build;
+  const store = ctx.keying?.store;
+  const key = build.build;
+  const cached = key !== undefined ? await store?.get(key) : undefined;
+  if (cached !== undefined) {
+    // The same inputs built before: only what follows kustomize runs again.
+    const lineOf = sourceLineFinder(input.sourceRoot);
+    return await postBuild(ctx, input, cached, generated.fluxWantsOrigin, lineOf);
+  }
+  await privateCopy(input.sourceRoot, copy, inputs);
+  const dir = join(copy, input.path);
+  await replaceFile(join(dir, generated.fileName), stringifyManifest(written));
+  await checkKustomizationTree(copy, dir, ctx.settings.allowRemoteBases);
+  const output = await kustomizeBuild(ctx.runner, dir, {
+    ...ctx.settings,
+    timeoutMs: ctx.settings.toolTimeoutMs,
+  });
+  if (key !== undefined) await store?.put(key, output);
+  const lineOf = sourceLineFinder(copy);
+  return await postBuild(ctx, input, output, generated.fluxWantsOrigin, lineOf);
+}
+
+/**
+ * The build's own copy of its source: only what it reads, where that is known and no
+ * symlink is on the way (a link would need its target copied too), else all of it.
+ */
+async function privateCopy(
+  root: string,
+  copy: string,
+  inputs: BuildInputSet | undefined,
+): Promise<void> {
+  if (inputs?.direct !== true) return copyTree(root, copy, { mode: 'link' });
+  const files = inputs.files.filter(([, digest]) => digest !== 'missing').map(([path]) => path);
+  await linkPaths(root, copy, { files, dirs: inputs.dirs });
+}
+
+/** A failed build as its producer's error, in Flux's words where Flux has some. */
+function failure(err: unknown, copy: string, input: BuildInput): { error: string; file?: string } {
+  if (err instanceof GenerateError || err instanceof UnsafePathError) {
+    return err.file
+      ? { error: err.message, file: input.filePrefix + err.file }
+      : { error: err.message };
+  }
+  if (err instanceof SubstitutionError) {
+    return { error: err.fluxWorded ? err.message : `post build failed: ${err.message}` };
+  }
+  return { error: `kustomize build failed: ${withoutScratch(errorMessage(err), copy, input)}` };
 }
 
 /** The kustomization Flux writes: the generated one, asking kustomize for origins. */
@@ -135,41 +183,6 @@ function writtenKustomization(generated: GeneratedKustomization): Record<string,
     written['buildMetadata'] = [...meta, 'originAnnotations'];
   }
   return written;
-}
-
-/**
- * The cache key of this build, or undefined when it cannot be cached (it could read
- * something no digest covers). The key holds the kustomization as Flux writes it, the
- * digest of every file the build can read, the kustomize version and the switches that
- * change a build. Substitution, labels and commonMetadata come after kustomize and run
- * again on every build, so their inputs need not be in it.
- */
-async function buildKey(
-  cache: KustomizeCache,
-  settings: RenderSettings,
-  input: BuildInput,
-  generated: GeneratedKustomization,
-  written: Record<string, unknown>,
-): Promise<string | undefined> {
-  const dir = join(input.sourceRoot, input.path);
-  const inputs = await buildInputs(input.sourceRoot, dir, written, cache.digests).catch(
-    (err: unknown) => {
-      // A file the walk cannot read fails the build too, which says so in its own words.
-      if (classify(err) === 'cancelled') throw err;
-      return undefined;
-    },
-  );
-  if (inputs === undefined) return undefined;
-  return renderCacheKey([
-    'kustomize-build/1',
-    cache.tool,
-    settings.allowRemoteBases,
-    settings.enableExecPlugins,
-    input.path,
-    generated.fileName,
-    written,
-    inputs,
-  ]);
 }
 
 async function postBuild(

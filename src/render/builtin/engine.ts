@@ -3,12 +3,12 @@
  * Kustomization in dependency order, taking nested Kustomizations from their parent's
  * rendered output. Failures stay with their producer; the rest of the cluster renders.
  */
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { FluxlensError, UsageError } from '../../errors.js';
 import type { ProducerBuildDeps } from './build-producer.js';
-import type { KustomizeCache } from './build-kustomization.js';
+import type { KustomizeKeying } from './build-keys.js';
 import type { TemplateCache } from '../helm/index.js';
-import { RenderCache } from '../cache/index.js';
+import { RenderCache, type OutcomeStores, type RenderMemo } from '../cache/index.js';
 import {
   type Manifest,
   type RenderedCluster,
@@ -26,7 +26,10 @@ import {
 import type { EngineDeps, RenderEngine, RenderProgress, RenderRequest } from '../engine.js';
 import { Producers } from './producers.js';
 import { mapLimit } from '../map-limit.js';
-import { materializeRepository } from '../materialize.js';
+import { materializeFiles } from '../materialize.js';
+import { buildReads } from './build-reads.js';
+import { toolVersion } from './tool-version.js';
+import type { LeadsMemo } from './export-set.js';
 import { isDirectory } from '../tree.js';
 import { createWorkspace, removeWorkspace } from '../workspace.js';
 
@@ -41,9 +44,15 @@ export class BuiltinEngine implements RenderEngine {
   ): Promise<RenderedCluster> {
     const workspace = await createWorkspace('fluxlens-');
     try {
-      const repoRoot = await materializeRepository(this.deps.runner, request, workspace, {
-        maxFiles: this.deps.settings.maxSourceFiles,
-      });
+      const memo = { leads: this.#leads, store: this.store() };
+      const select = buildReads(this.deps.runner, resolve(request.repoDir), request.entry, memo);
+      const { root: repoRoot, lacking } = await materializeFiles(
+        this.deps.runner,
+        request,
+        workspace,
+        { maxFiles: this.deps.settings.maxSourceFiles },
+        select,
+      );
       const entry = request.entry;
       if (!(await isDirectory(join(repoRoot, entry))))
         throw new UsageError(`entry path '${entry}' is not a folder`);
@@ -56,7 +65,7 @@ export class BuiltinEngine implements RenderEngine {
           `no Flux Kustomization or HelmRelease found under '${entry}'`,
         );
       }
-      return await this.renderCluster(request, workspace, repoRoot, found, onProgress);
+      return await this.renderCluster(request, { workspace, repoRoot, lacking }, found, onProgress);
     } finally {
       await removeWorkspace(workspace);
     }
@@ -64,11 +73,11 @@ export class BuiltinEngine implements RenderEngine {
 
   private async renderCluster(
     request: RenderRequest,
-    workspace: string,
-    repoRoot: string,
+    where: { workspace: string; repoRoot: string; lacking: ReadonlySet<string> },
     found: Discovery,
     onProgress?: (p: RenderProgress) => void,
   ): Promise<RenderedCluster> {
+    const { workspace, repoRoot, lacking } = where;
     const producers = new Producers(found, this.deps.settings.helm.enabled);
     const sourceObjects = new Map<string, Manifest>();
     const remember = (m: Manifest): void => {
@@ -82,12 +91,12 @@ export class BuiltinEngine implements RenderEngine {
       producers.clusterObject(kind, ns, name) ?? sourceObjects.get(`${kind}/${ns}/${name}`);
     const sources = new Sources(workspace, repoRoot, request.repoUrl, request.sources, lookup);
     let builds = 0;
-    const cache = await this.cache();
+    const cache = await this.cache(request.memo);
     const common = {
       runner: this.deps.runner,
       settings: this.deps.settings,
-      cache: cache?.kustomize,
-      templateCache: cache?.helm,
+      keying: cache?.kustomize,
+      lacking,
       scratchDir: () => join(workspace, `build-${builds++}`),
       configData: (kind: 'ConfigMap' | 'Secret', ns: string, name: string) => {
         const m = lookup(kind, ns, name);
@@ -105,6 +114,8 @@ export class BuiltinEngine implements RenderEngine {
       kustomize: common,
       helm: {
         ...common,
+        templateCache: cache?.helm,
+        keying: cache?.release,
         filePrefix: async (kind, namespace, name) => {
           const resolved = await sources.resolve({ kind, namespace, name });
           return resolved.kind === 'found' && resolved.isRepository ? '' : `${resolved.id}:`;
@@ -125,22 +136,48 @@ export class BuiltinEngine implements RenderEngine {
       });
     }
     const cluster = producers.result({ ...(await this.toolVersions()) });
-    if (cache) cluster.cache = { ...cache.kustomize.store.stats };
+    const store = cache?.kustomize.store;
+    if (store) cluster.cache = { ...store.stats };
     return cluster;
   }
 
-  /** One store for the render, keyed apart by each tool's name and version. */
-  private async cache(): Promise<{ kustomize: KustomizeCache; helm?: TemplateCache } | undefined> {
+  /**
+   * How builds are keyed for this render: one store on disk, keyed apart by each tool's
+   * name and version, and the memo of the review's other render; neither, no keys.
+   */
+  private async cache(memo: RenderMemo | undefined): Promise<
+    | {
+        kustomize: KustomizeKeying;
+        helm?: TemplateCache;
+        release?: { tool: string } & OutcomeStores;
+      }
+    | undefined
+  > {
     const settings = this.deps.settings.cache;
-    if (settings === undefined) return undefined;
-    const store = new RenderCache(settings.dir, settings.maxBytes);
+    if (settings === undefined && memo === undefined) return undefined;
+    const store = settings && new RenderCache(settings.dir, settings.maxBytes);
     const tools = await this.toolVersions();
-    const kustomize = { store, digests: new Map(), tool: `kustomize ${tools['kustomize']}` };
+    const kustomizeTool = `kustomize ${tools['kustomize']}`;
+    const kustomize = { store, memo, digests: new Map(), tool: kustomizeTool };
     if (tools['helm'] === undefined) return { kustomize };
-    return { kustomize, helm: { store, tool: `helm ${tools['helm']}` } };
+    const helmTool = `helm ${tools['helm']}`;
+    return {
+      kustomize,
+      ...(store ? { helm: { store, tool: helmTool } } : {}),
+      // Post-renderers run kustomize: a release's key names both tools.
+      release: { tool: `${helmTool}, ${kustomizeTool}`, memo, store },
+    };
+  }
+
+  /** The render cache on disk, for what is not a build (a build's own store counts builds). */
+  private store(): RenderCache | undefined {
+    const settings = this.deps.settings.cache;
+    return settings && new RenderCache(settings.dir, settings.maxBytes);
   }
 
   #versions: Promise<Record<string, string>> | undefined;
+  /** What each blob leads builds to read: the two revisions of a review share most blobs. */
+  readonly #leads: LeadsMemo = new Map();
 
   /** Asked once per engine: both sides of a diff render with the same tools. */
   private toolVersions(): Promise<Record<string, string>> {
@@ -149,9 +186,10 @@ export class BuiltinEngine implements RenderEngine {
   }
 
   private async askToolVersions(): Promise<Record<string, string>> {
-    const kustomize = (await this.deps.runner.run('kustomize', ['version'])).stdout.trim();
+    const ask = (tool: 'kustomize' | 'helm', args: string[]) =>
+      toolVersion(this.deps.runner, this.store(), tool, args);
+    const kustomize = await ask('kustomize', ['version']);
     if (!this.deps.settings.helm.enabled) return { kustomize };
-    const helm = (await this.deps.runner.run('helm', ['version', '--short'])).stdout.trim();
-    return { kustomize, helm };
+    return { kustomize, helm: await ask('helm', ['version', '--short']) };
   }
 }

@@ -81,6 +81,31 @@ export function substituteObject(
   }
 }
 
+/**
+ * Everything postBuildSubstitution reads, as plain data for a content key: the settings,
+ * the spec's postBuild, and each source's values and Secret-derived keys as the cluster
+ * rendered so far holds them.
+ */
+export function substitutionInputs(
+  ctx: VariableLookups,
+  input: { ks: FluxKustomization; ref: ProducerRef; secret?: SecretDerived | undefined },
+): unknown {
+  if (!input.ks.spec.postBuild) return null;
+  const { inline, inlineSecret, assumeUnknown, sources } = variableInput(ctx, input);
+  return {
+    strict: ctx.settings.strictSubstitution,
+    always: input.ks.spec.postBuild.substituteStrategy ?? null,
+    inline: inline ?? null,
+    inlineSecret: [...(inlineSecret ?? [])].sort(),
+    assumeUnknown: assumeUnknown ?? false,
+    sources: sources.map(({ ref, data, secretKeys }) => ({
+      ref,
+      data: data ?? null,
+      secretKeys: secretKeys === undefined ? null : [...secretKeys].sort(),
+    })),
+  };
+}
+
 /** The variable sources, with what in them derives from a Secret. */
 function variableInput(
   ctx: VariableLookups,

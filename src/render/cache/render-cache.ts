@@ -40,14 +40,21 @@ export class RenderCache {
     readonly maxBytes: number,
   ) {}
 
-  async get(key: string): Promise<string | undefined> {
+  /**
+   * The entry under `key`. `counted`: 'hits' when a miss is not a build that will run (a
+   * whole producer looked up before its build is), 'never' for what is not a build.
+   */
+  async get(
+    key: string,
+    counted: 'always' | 'hits' | 'never' = 'always',
+  ): Promise<string | undefined> {
     const file = this.fileOf(key);
     const text = await readFile(file, 'utf8').catch(() => undefined);
     if (text === undefined) {
-      this.stats.misses += 1;
+      if (counted === 'always') this.stats.misses += 1;
       return undefined;
     }
-    this.stats.hits += 1;
+    if (counted !== 'never') this.stats.hits += 1;
     const now = new Date();
     await utimes(file, now, now).catch(() => undefined);
     return text;

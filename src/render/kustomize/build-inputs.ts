@@ -21,34 +21,47 @@ const MAX_DEPTH = 64;
 
 class NotCacheable extends Error {}
 
+/** What one build reads: its files with their digests, and the folders it visits. */
+export interface BuildInputSet {
+  /** `[path relative to the root, digest or 'missing']`, sorted. */
+  files: Array<[string, string]>;
+  /** Folders the build looks into, relative to the root ('.' for the root), sorted. */
+  dirs: string[];
+  /** Whether every path reached is its own real path: no symlink on the way. */
+  direct: boolean;
+}
+
 /**
- * `[path relative to the root, digest]` for each file the build of `dir` (under `root`)
- * can read, sorted; undefined when the build is not cacheable.
+ * The files and folders the build of `dir` can read, or undefined when it could read
+ * something outside them. `memo` null: no digests are made (each file reads as '').
  */
-export async function buildInputs(
+export async function buildInputSet(
   root: string,
   dir: string,
   top: Record<string, unknown>,
-  memo: DigestMemo = new Map(),
-): Promise<Array<[string, string]> | undefined> {
+  memo: DigestMemo | null = new Map(),
+): Promise<BuildInputSet | undefined> {
   // Synchronous reads: a walk is hundreds of small reads, which the thread pool's round
   // trips would make slower than the builds they save.
   const realRoot = realpathSync(root);
   const inputs = new Map<string, string>();
   const seen = new Set<string>();
+  let direct = true;
   const relOf = (path: string) => relative(realRoot, path).split(sep).join('/') || '.';
   const inside = (path: string) => path === realRoot || path.startsWith(realRoot + sep);
 
   const addFile = (real: string): void => {
-    let digest = memo.get(real);
+    let digest = memo === null ? '' : memo.get(real);
     if (digest === undefined) {
       digest = createHash('sha256').update(readFileSync(real)).digest('hex');
-      memo.set(real, digest);
+      memo?.set(real, digest);
     }
     inputs.set(relOf(real), digest);
   };
 
   const follow = async (current: string, kus: Record<string, unknown>, depth: number) => {
+    // An OpenAPI schema file is read from anywhere, and no reference walk follows it.
+    if (kus['openapi'] !== undefined) throw new NotCacheable();
     for (const { path, dirOk } of referencedPaths(kus)) {
       if (isRemote(path) || isAbsolute(path)) throw new NotCacheable();
       const target = resolve(current, path);
@@ -59,6 +72,7 @@ export async function buildInputs(
         continue;
       }
       if (!inside(real)) throw new NotCacheable();
+      if (real !== target) direct = false;
       if (statSync(real).isDirectory()) {
         if (!dirOk) throw new NotCacheable();
         await visitDir(real, depth + 1);
@@ -84,12 +98,15 @@ export async function buildInputs(
   const addFolderFiles = (real: string): void => {
     for (const entry of readdirSync(real, { withFileTypes: true })) {
       if (entry.isFile()) addFile(join(real, entry.name));
+      else if (entry.isSymbolicLink()) direct = false;
     }
   };
 
   try {
     const start = realpathSync(dir);
     if (!inside(start)) return undefined;
+    if (relOf(start) !== (relative(resolve(root), resolve(dir)).split(sep).join('/') || '.'))
+      direct = false;
     seen.add(start);
     addFolderFiles(start);
     await follow(start, top, 0);
@@ -97,7 +114,13 @@ export async function buildInputs(
     if (err instanceof NotCacheable) return undefined;
     throw err;
   }
-  return [...inputs].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const sorted = <T>(list: T[], by: (t: T) => string) =>
+    list.sort((a, b) => (by(a) < by(b) ? -1 : by(a) > by(b) ? 1 : 0));
+  return {
+    files: sorted([...inputs], ([path]) => path),
+    dirs: sorted([...seen].map(relOf), (d) => d),
+    direct,
+  };
 }
 
 function realOrUndefined(path: string): string | undefined {

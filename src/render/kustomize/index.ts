@@ -2,7 +2,13 @@
  * render/kustomize/ runs `kustomize build` safely and writes Flux's generated
  * kustomization.yaml; shared by Kustomizations and HelmRelease post-renderers.
  */
-export { UnsafePathError, checkKustomizationTree, kustomizeBuild } from './build.js';
+export {
+  UnsafePathError,
+  checkKustomizationTree,
+  isRemote,
+  kustomizeBuild,
+  referencedPaths,
+} from './build.js';
 export { GenerateError, generateKustomization } from './generate.js';
 export type { GeneratedKustomization } from './generate.js';
-export { buildInputs, type DigestMemo } from './build-inputs.js';
+export { buildInputSet, type BuildInputSet, type DigestMemo } from './build-inputs.js';

@@ -1,0 +1,46 @@
+/**
+ * The content key of a HelmRelease, under which the review's other render finds it
+ * unchanged: everything `helm template` and the post-renderers read (the prepared chart
+ * folder's files, the values, every switch, the tools' versions), the release as written
+ * (post-renderers, tests, action settings), how its objects name their templates, which
+ * texts in its values derive from a Secret, and what was assumed of sources only the
+ * cluster holds.
+ */
+import { folderDigest, renderCacheKey } from '../cache/index.js';
+import type { HelmRelease, ResolvedChart } from '../helm/index.js';
+import type { ProducerRef } from '../../model/index.js';
+import type { TemplateNaming } from './template-naming.js';
+
+/** A chart bigger than this is read for no key: it inflates on both sides. */
+const LIMITS = { maxFiles: 5000, maxBytes: 256 * 1024 * 1024 };
+
+export interface ReleaseKeyParts {
+  ref: ProducerRef;
+  hr: HelmRelease;
+  secretValues: readonly string[];
+  chart: ResolvedChart;
+  /** The template options but the chart's folder, which is a private copy. */
+  options: Record<string, unknown>;
+  naming: TemplateNaming;
+  assumed: readonly string[];
+}
+
+/** Undefined for a chart too big to digest. */
+export function releaseKey(tool: string, parts: ReleaseKeyParts): string | undefined {
+  const { chart } = parts;
+  const digest = folderDigest(chart.dir, LIMITS);
+  if (digest === undefined) return undefined;
+  return renderCacheKey([
+    'helm-release/1',
+    tool,
+    digest,
+    { name: chart.name, version: chart.version, source: chart.source },
+    chart.digest ?? null,
+    parts.ref,
+    parts.hr,
+    parts.secretValues,
+    parts.options,
+    parts.naming,
+    parts.assumed,
+  ]);
+}
