@@ -17,6 +17,7 @@ import { parseDocuments } from '../../src/render/yaml.js';
 import { sortDeep, withoutIndex } from './snapshot-objects.js';
 import { readAmbr } from '../support/ambr.js';
 import { fluxLocalFixtures, hasFluxLocalFixtures } from '../support/paths.js';
+import { RenderMemo } from '../../src/render/engine.js';
 import { builtinEngine, fluxLocalRepo } from '../support/render.js';
 import { DIVERGENCES, type Divergence } from './divergences.js';
 
@@ -111,40 +112,56 @@ function ours(cluster: RenderedCluster, c: Case): Manifest[] {
 }
 
 /**
- * Both ways: every build run, and every build answered by a render cache that an
- * identical render filled just before (a cached result must be the build's own).
+ * Three ways: every build run; every build answered by a render cache that an identical
+ * render filled just before (a cached result must be the build's own); and every producer
+ * taken from a render of the same tree, as the head of a changed-only review takes those
+ * whose key did not change (a producer taken must be the one rendered).
  */
 const MODES = [
-  { mode: 'with every build run', cached: false },
-  { mode: 'from a warm render cache', cached: true },
+  { mode: 'with every build run', cached: false, unchanged: false },
+  { mode: 'from a warm render cache', cached: true, unchanged: false },
+  {
+    mode: 'taking unchanged producers from a render of the same tree',
+    cached: false,
+    unchanged: true,
+  },
 ];
 
 describe.skipIf(!hasFluxLocalFixtures).each(MODES)(
   'flux-local conformance snapshots, $mode',
-  ({ cached }) => {
+  ({ cached, unchanged }) => {
     let repo = '';
     let cacheDir = '';
     const renders = new Map<string, Promise<RenderedCluster>>();
+    let taken = 0;
     const engine = () =>
       builtinEngine(cached ? { cache: { dir: cacheDir, maxBytes: 256 * 1024 * 1024 } } : {});
     const render = (c: Case): Promise<RenderedCluster> => {
       const key = `${c.entry}|${JSON.stringify(c.sources ?? [])}`;
       let r = renders.get(key);
       if (!r) {
-        const once = () =>
+        const once = (memo?: RenderMemo) =>
           engine().render({
             repoDir: repo,
             entry: c.entry,
             sources: (c.sources ?? []).map((s) => ({ key: s.key, dir: join(repo, s.dir) })),
             ...(c.repoUrl ? { repoUrl: c.repoUrl } : {}),
+            ...(memo ? { memo } : {}),
           });
+        const memo = new RenderMemo();
         r = cached
           ? once().then(async () => {
               const warm = await once();
               expect(warm.cache?.misses).toBe(0);
               return warm;
             })
-          : once();
+          : unchanged
+            ? once(memo).then(async () => {
+                const again = await once(memo);
+                taken += memo.counts.unchanged;
+                return again;
+              })
+            : once();
         renders.set(key, r);
       }
       return r;
@@ -157,6 +174,8 @@ describe.skipIf(!hasFluxLocalFixtures).each(MODES)(
     afterAll(() => {
       rmSync(repo, { recursive: true, force: true });
       rmSync(cacheDir, { recursive: true, force: true });
+      // Equal because producers were taken from the first render, not because none was.
+      if (unchanged) expect(taken).toBeGreaterThan(0);
     });
 
     it.each(CASES)('$snapshot matches, divergences checked the Flux way', async (c) => {
