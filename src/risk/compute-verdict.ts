@@ -58,7 +58,9 @@ function headline(
 export function unassessedHeadline(unassessed: readonly UnassessedProducer[]): string {
   const kinds = new Set(unassessed.map((u) => u.producer.kind));
   const [kind] = kinds;
-  const noun = kinds.size === 1 && kind !== undefined ? `changed ${kind}` : 'changed producer';
+  // A producer whose source is nowhere is listed whether or not the PR changes it.
+  const changed = unassessed.some((u) => u.reason !== 'source not found') ? 'changed ' : '';
+  const noun = `${changed}${kinds.size === 1 && kind !== undefined ? kind : 'producer'}`;
   const reasons = [...new Set(unassessed.map((u) => u.reason))].sort().join(', ');
   return `not assessed: ${plural(unassessed.length, noun)} could not be rendered: ${reasons}`;
 }

@@ -224,6 +224,15 @@ describe('the verdict while something is not assessed', () => {
     );
   });
 
+  it('does not call producers changed when only their source is unknown', () => {
+    const apps = { kind: 'Kustomization', namespace: 'flux-system', name: 'apps' } as const;
+    const nowhere = [{ producer: apps, side: 'both' as const, reason: 'source not found' }];
+    expect(computeVerdict([], [], 0, nowhere).headline).toBe(
+      'not assessed: 1 Kustomization could not be rendered: source not found; ' +
+        'No changes to the rendered cluster',
+    );
+  });
+
   it('is routine for the same change when everything was assessed', () => {
     expect(computeVerdict([], [tagBump], 0)).toMatchObject({ routine: true, unassessed: 0 });
   });
