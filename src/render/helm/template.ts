@@ -4,10 +4,8 @@
  * applies those itself), the templates, and the hooks that run on that action. Values
  * travel in a file, never on the command line.
  */
-import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { renderCacheKey, type RenderCache } from '../cache/index.js';
+import { folderDigest, renderCacheKey, type RenderCache } from '../cache/index.js';
 import { basename, join, resolve } from 'node:path';
 import { ToolError, type ToolRunner } from '../../tool-runner.js';
 import { objectMeta, type Manifest } from '../../model/index.js';
@@ -100,40 +98,14 @@ export async function helmTemplate(
  * time). The chart's folder is a private copy, so its path is left out.
  */
 function templateKey(tool: string, opts: TemplateOptions): string | undefined {
-  const chart = chartDigest(opts.chartDir);
+  const chart = folderDigest(opts.chartDir, KEY_LIMITS);
   if (chart === undefined) return undefined;
   const args = templateArgs({ ...opts, chartDir: '/chart' }, '/values.json');
   return renderCacheKey(['helm-template/1', tool, args, opts.values, chart]);
 }
 
-const MAX_KEY_FILES = 5000;
-const MAX_KEY_BYTES = 256 * 1024 * 1024;
-
-/** The chart folder's files and their digests, read synchronously (many small files). */
-function chartDigest(dir: string): string | undefined {
-  const hash = createHash('sha256');
-  let files = 0;
-  let bytes = 0;
-  const walk = (rel: string): boolean => {
-    const entries = readdirSync(join(dir, rel), { withFileTypes: true }).sort((a, b) =>
-      a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
-    );
-    for (const entry of entries) {
-      const path = rel ? `${rel}/${entry.name}` : entry.name;
-      if (entry.isDirectory()) {
-        if (!walk(path)) return false;
-      } else if (entry.isFile()) {
-        const content = readFileSync(join(dir, path));
-        files += 1;
-        bytes += content.byteLength;
-        if (files > MAX_KEY_FILES || bytes > MAX_KEY_BYTES) return false;
-        hash.update(`${path}\0${content.byteLength}\0`).update(content);
-      }
-    }
-    return true;
-  };
-  return walk('') ? hash.digest('hex') : undefined;
-}
+/** A chart too big to read for a key is rendered every time. */
+const KEY_LIMITS = { maxFiles: 5000, maxBytes: 256 * 1024 * 1024 };
 
 async function runTemplate(
   runner: ToolRunner,
