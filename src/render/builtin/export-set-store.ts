@@ -27,22 +27,14 @@ export async function readExportSet(
   key: string,
   leads: LeadsMemo,
 ): Promise<{ paths: ReadonlySet<string> } | { all: string } | undefined> {
-  const text = await store.get(key, 'never');
-  if (text === undefined) return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  const parsed = Stored.safeParse(value);
-  if (!parsed.success) return undefined;
-  for (const [blob, found] of Object.entries(parsed.data.leads)) {
+  const parsed = await store.getParsed(key, Stored, 'never');
+  if (parsed === undefined) return undefined;
+  for (const [blob, found] of Object.entries(parsed.leads)) {
     const { everyFile, ...rest } = found;
     leads.set(blob, everyFile === undefined ? rest : { ...rest, everyFile });
   }
-  if (parsed.data.all !== undefined) return { all: parsed.data.all };
-  return parsed.data.paths ? { paths: new Set(parsed.data.paths) } : undefined;
+  if (parsed.all !== undefined) return { all: parsed.all };
+  return parsed.paths ? { paths: new Set(parsed.paths) } : undefined;
 }
 
 export async function writeExportSet(

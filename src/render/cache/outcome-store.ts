@@ -48,17 +48,9 @@ export async function readOutcome(
   store: RenderCache,
   key: string,
 ): Promise<MemoOutcome | undefined> {
-  const text = await store.get(key, 'hits');
-  if (text === undefined) return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  const parsed = Entry.safeParse(value);
-  if (!parsed.success) return undefined;
-  const { objects, assumed, chart } = parsed.data;
+  const parsed = await store.getParsed(key, Entry, 'hits');
+  if (parsed === undefined) return undefined;
+  const { objects, assumed, chart } = parsed;
   return {
     objects: objects.map((o) => withoutAbsent(o)),
     ...(assumed !== undefined ? { assumed } : {}),

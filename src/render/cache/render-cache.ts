@@ -16,6 +16,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { z } from 'zod';
 
 export interface RenderCacheStats {
   hits: number;
@@ -58,6 +59,23 @@ export class RenderCache {
     const now = new Date();
     await utimes(file, now, now).catch(() => undefined);
     return text;
+  }
+
+  /**
+   * The entry under `key` as `schema` reads its JSON; an entry that does not parse (damaged,
+   * or written by another version) is a miss, counted as `get` counts one.
+   */
+  async getParsed<T>(
+    key: string,
+    schema: z.ZodType<T>,
+    counted: 'always' | 'hits' | 'never' = 'always',
+  ): Promise<T | undefined> {
+    const text = await this.get(key, 'never');
+    const parsed = text === undefined ? undefined : schema.safeParse(parseJson(text)).data;
+    if (parsed === undefined) {
+      if (counted === 'always') this.stats.misses += 1;
+    } else if (counted !== 'never') this.stats.hits += 1;
+    return parsed;
   }
 
   async put(key: string, value: string): Promise<void> {
@@ -111,5 +129,13 @@ export class RenderCache {
       }
     }
     return out;
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
   }
 }
