@@ -6,12 +6,12 @@
  */
 import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { accessSync, constants, readdirSync, readFileSync } from 'node:fs';
-import { delimiter, join, relative } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { createInterface } from 'node:readline';
 import { z } from 'zod';
-import { loadConfig } from '../../src/config.js';
 import { projectRoot } from '../support/paths.js';
+import { findTool } from '../support/tools.js';
 
 export type OracleName = 'envsubst-oracle' | 'values-oracle';
 
@@ -28,15 +28,6 @@ const AnswerLine = z.object({
 
 const SOURCES = join(projectRoot, 'test', 'differential', 'go');
 const ASK_TIMEOUT_MS = 30_000;
-
-function executable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -79,9 +70,7 @@ function stampOf(binary: string): string {
 export function locateOracle(
   name: OracleName,
 ): { binary: string } | { missing: string; required: boolean } {
-  const config = loadConfig();
-  const dirs = [config.toolsBinDir, ...config.path.split(delimiter).filter(Boolean)];
-  const binary = dirs.map((dir) => join(dir, name)).find(executable);
+  const binary = findTool(name);
   const required = process.env['CI'] === 'true';
   const fix = 'run scripts/install-tools flux-oracles';
   if (binary === undefined) return { missing: `${name} is not installed (${fix})`, required };

@@ -4,26 +4,15 @@
  * folder; tests that need it skip when it is not installed.
  */
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
-import { loadConfig } from '../../src/config.js';
+import { join } from 'node:path';
 import type { Manifest } from '../../src/model/render.js';
-
-function executable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { findTool } from './tools.js';
 
 /** The flate binary: the tools folder first (as fluxlens finds its tools), then PATH. */
 export function findFlate(): string | undefined {
-  const config = loadConfig();
-  const dirs = [config.toolsBinDir, ...config.path.split(delimiter).filter(Boolean)];
-  return dirs.map((dir) => join(dir, 'flate')).find(executable);
+  return findTool('flate');
 }
 
 export const flateBinary = findFlate();
