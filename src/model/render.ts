@@ -36,6 +36,13 @@ export interface Producer extends ProducerRef {
    * nothing was assumed.
    */
   assumed?: string[];
+  /**
+   * A digest of everything its render read: its definition, every file its build can
+   * read, the values it was given, its chart, the tools. Equal at base and head: the PR
+   * leaves its render alone, even where it failed. Absent where it was not keyed (a
+   * remote base, a chart that could not be fetched, flux-local).
+   */
+  inputKey?: string;
 }
 
 export interface RenderedObject {

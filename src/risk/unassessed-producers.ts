@@ -3,8 +3,9 @@
  * unavailability (isUnavailable), or were not rendered at all (skipped: a source that is
  * not mapped, a flux-local run that stopped), on one side or both. A producer counts as
  * changed when its own object (as its parent renders it) or a source it reads from (an
- * OCIRepository whose tag moves) is in the diff, when it exists on one side only, or when it
- * fails or is skipped on one side only. One left out on both sides whose object the PR leaves
+ * OCIRepository whose tag moves) is in the diff, when what its render reads differs (its
+ * input keys: a shared component, a values file), when it exists on one side only, or when
+ * it fails or is skipped on one side only. One left out on both sides whose object the PR leaves
  * alone is not the PR's business (its errors stay listed), unless its source is not found
  * at all: then what it reads is unknown, and so is whether the PR changes it.
  */
@@ -75,6 +76,20 @@ function skippedBy(cluster: RenderedCluster): Map<string, Producer> {
   );
 }
 
+/**
+ * Whether a producer read something else at head than at base: both renders keyed it and
+ * the keys differ. Unkeyed on either side (a chart never fetched) says nothing.
+ */
+function inputsChanged(base: RenderedCluster, head: RenderedCluster): (key: string) => boolean {
+  const keysOf = (c: RenderedCluster) =>
+    new Map(c.producers.map((p) => [producerKey(p), p.inputKey] as const));
+  const [atBase, atHead] = [keysOf(base), keysOf(head)];
+  return (key) => {
+    const [before, after] = [atBase.get(key), atHead.get(key)];
+    return before !== undefined && after !== undefined && before !== after;
+  };
+}
+
 export function unassessedProducers(input: UnassessedInput): UnassessedProducer[] {
   const { diff, base, head } = input;
   const atBase = unavailableBy(base);
@@ -93,12 +108,16 @@ export function unassessedProducers(input: UnassessedInput): UnassessedProducer[
   const ownObjectChanged = (ref: ProducerRef) =>
     changedObjects.has(`${PRODUCER_GROUPS[ref.kind]}/${ref.kind}/${ref.namespace}/${ref.name}`);
   const sourcesOf = producerSources(base, head);
+  const readsChanged = inputsChanged(base, head);
+  const changedByPr = (key: string, ref: ProducerRef) =>
+    ownObjectChanged(ref) ||
+    sourcesOf(ref).some((id) => changedObjects.has(id)) ||
+    readsChanged(key);
   const changed = (key: string, ref: ProducerRef) =>
     inBase.has(key) !== inHead.has(key) ||
     failsAtBase.has(key) !== failsAtHead.has(key) ||
     skippedAtBase.has(key) !== skippedAtHead.has(key) ||
-    ownObjectChanged(ref) ||
-    sourcesOf(ref).some((id) => changedObjects.has(id));
+    changedByPr(key, ref);
   const sideOf = (atBase: boolean, atHead: boolean) =>
     atBase && atHead ? 'both' : atBase ? 'base' : 'head';
 
@@ -132,7 +151,7 @@ export function unassessedProducers(input: UnassessedInput): UnassessedProducer[
     const key = producerKey(error.producer);
     const ref = toRef(error.producer);
     if (out.has(key) || !failsAtBase.has(key) || !inBase.has(key) || !inHead.has(key)) continue;
-    if (!ownObjectChanged(ref) && !sourcesOf(ref).some((id) => changedObjects.has(id))) continue;
+    if (!changedByPr(key, ref)) continue;
     out.set(key, { producer: ref, side: 'both', reason: 'render error' });
   }
   return [...out.values()].sort((a, b) =>

@@ -281,6 +281,54 @@ describe('a Kustomization from a source fluxlens cannot see', () => {
   });
 });
 
+describe('a Kustomization broken at both revisions', () => {
+  // Strict substitution fails both: `${MISSING}` is defined nowhere. Both read ./shared.
+  const substituted = (name: string, path: string) => {
+    const ks = fluxKustomization(name, path);
+    const spec = { ...(ks['spec'] as object), postBuild: { substitute: { APP: name } } };
+    return { ...ks, spec };
+  };
+  const configMap = (name: string, data: Record<string, string>) =>
+    yaml({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'apps' }, data });
+  const files = (): RepoFiles => ({
+    'clusters/prod/flux-system.yaml': bootstrap('./clusters/prod'),
+    'clusters/prod/apps.yaml': yaml(substituted('db', './db'), substituted('cron', './cron')),
+    'db/kustomization.yaml': 'resources:\n  - ../shared\n  - db.yaml\n',
+    'db/db.yaml': configMap('db-${APP}', { password: '${MISSING}' }),
+    'cron/kustomization.yaml': 'resources:\n  - cron.yaml\n',
+    'cron/cron.yaml': configMap('cron-${APP}', { token: '${MISSING}' }),
+    'shared/kustomization.yaml': 'resources:\n  - backup.yaml\n',
+    'shared/backup.yaml': configMap('backup', { schedule: '@daily' }),
+  });
+
+  it('is not assessed when the PR changes a file it reads, though its own object stays', async () => {
+    const repo = pullRequest(
+      { 'shared/backup.yaml': configMap('backup', { schedule: '@hourly' }) },
+      files(),
+    );
+    const result = await analyzeOnline(repo);
+    expect(result.clusters[0]?.unassessed).toEqual([
+      {
+        producer: { kind: 'Kustomization', namespace: 'flux-system', name: 'db' },
+        side: 'both',
+        reason: 'render error',
+      },
+    ]);
+    expect(result.verdict.level).not.toBe('none');
+    expect(result.verdict.routine).toBe(false);
+    expect(result.verdict.headline).toMatch(/^not assessed: 1 changed Kustomization/);
+  });
+
+  it('counts only the broken Kustomizations whose files the PR changes', async () => {
+    const repo = pullRequest(
+      { 'cron/cron.yaml': configMap('cron-${APP}', { token: '${MISSING}', at: 'noon' }) },
+      files(),
+    );
+    const unassessed = (await analyzeOnline(repo)).clusters[0]?.unassessed ?? [];
+    expect(unassessed.map((u) => u.producer.name)).toEqual(['cron']);
+  });
+});
+
 describe('render errors the PR can fix', () => {
   it('still makes a real template error a danger the PR introduces', async () => {
     const result = await analyzeOnline(

@@ -38,6 +38,7 @@ import { REDACTED, indexSecretValues, redactText, secretTextIn } from '../../red
 import { reuseOrBuild, type MemoOutcome, type OutcomeStores } from '../cache/index.js';
 import { prepareChart } from './prepare-chart.js';
 import { releaseKey } from './release-key.js';
+import { type KeyedOutcome, withInputKey } from './input-key.js';
 import { lackingInput, lackingMessage } from './lacking-input.js';
 import { templateFile, templateNaming, type TemplateNaming } from './template-naming.js';
 
@@ -78,7 +79,7 @@ export async function buildHelmRelease(
   ref: ProducerRef,
   manifest: Manifest,
   secret?: SecretDerived,
-): Promise<HelmBuildOutcome> {
+): Promise<KeyedOutcome<HelmBuildOutcome>> {
   const parsed = HelmRelease.safeParse(manifest);
   if (!parsed.success)
     return { error: `invalid HelmRelease: ${describeSchemaError(parsed.error)}` };
@@ -101,7 +102,10 @@ interface Release {
   secretValues: string[];
 }
 
-async function inflate(ctx: HelmBuildContext, release: Release): Promise<HelmBuildOutcome> {
+async function inflate(
+  ctx: HelmBuildContext,
+  release: Release,
+): Promise<KeyedOutcome<HelmBuildOutcome>> {
   const { ref, hr } = release;
   const helm = ctx.settings.helm;
   const scratch = ctx.scratchDir();
@@ -134,7 +138,7 @@ async function inflate(ctx: HelmBuildContext, release: Release): Promise<HelmBui
       return withSecretsMarked(release, { error: lackingMessage(lacking) });
     const keying = ctx.keying;
     if (keying) key = releaseKey(keying.tool, { ...release, chart, options, naming, assumed });
-    return await reuseOrBuild(keying ?? {}, key, releaseOutcome, async () => {
+    const outcome = await reuseOrBuild(keying ?? {}, key, releaseOutcome, async () => {
       const chartDir = chart.dir;
       const rendered = await helmTemplate(
         ctx.runner,
@@ -154,6 +158,7 @@ async function inflate(ctx: HelmBuildContext, release: Release): Promise<HelmBui
         ...(assumed.length > 0 ? { assumed } : {}),
       });
     });
+    return withInputKey(outcome, key);
   } catch (err) {
     // A cancelled review is not this release's failure: the whole render stops.
     if (classify(err) === 'cancelled') throw err;
@@ -164,8 +169,9 @@ async function inflate(ctx: HelmBuildContext, release: Release): Promise<HelmBui
         : { error: errorMessage(err) },
     );
     // Unavailable charts and timeouts may pass: the other revision's render tries again.
-    ctx.keying?.memo?.note(classify(err) === 'transient' ? undefined : key, outcome, 'rendered');
-    return outcome;
+    const transient = classify(err) === 'transient';
+    ctx.keying?.memo?.note(transient ? undefined : key, outcome, 'rendered');
+    return withInputKey(outcome, transient ? undefined : key);
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }

@@ -21,6 +21,7 @@ import {
 } from '../kustomize/index.js';
 import { reuseOrBuild } from '../cache/index.js';
 import { buildKey, producerKey, readBuildInputs, type KustomizeKeying } from './build-keys.js';
+import { type KeyedOutcome, withInputKey } from './input-key.js';
 import {
   type Manifest,
   type ProducerRef,
@@ -75,7 +76,7 @@ export type BuildOutcome =
 export async function buildKustomization(
   ctx: BuildContext,
   input: BuildInput,
-): Promise<BuildOutcome> {
+): Promise<KeyedOutcome<BuildOutcome>> {
   const copy = ctx.scratchDir();
   let key: string | undefined;
   try {
@@ -94,19 +95,21 @@ export async function buildKustomization(
     const build =
       keying && inputs && buildKey(keying, ctx.settings, input, generated, written, inputs);
     key = build !== undefined ? producerKey(build, ctx, input, generated) : undefined;
-    return await reuseOrBuild<BuildOutcome>(
+    const outcome = await reuseOrBuild<BuildOutcome>(
       keying ?? {},
       key,
       (kept) => kept,
       () => buildAndPostBuild(ctx, input, { generated, written, build, inputs, copy }),
     );
+    return withInputKey(outcome, key);
   } catch (err) {
     // A cancelled review is not this Kustomization's failure: the whole render stops.
     if (classify(err) === 'cancelled') throw err;
     const outcome = failure(err, copy, input);
     // A timeout may pass: the other revision's render tries again.
-    ctx.keying?.memo?.note(classify(err) === 'transient' ? undefined : key, outcome, 'rendered');
-    return outcome;
+    const transient = classify(err) === 'transient';
+    ctx.keying?.memo?.note(transient ? undefined : key, outcome, 'rendered');
+    return withInputKey(outcome, transient ? undefined : key);
   } finally {
     await rm(copy, { recursive: true, force: true });
   }

@@ -5,6 +5,7 @@
  */
 import { buildHelmRelease, type HelmBuildContext } from './build-helm-release.js';
 import { buildKustomization, type BuildContext } from './build-kustomization.js';
+import { withInputKey } from './input-key.js';
 import {
   FluxKustomization,
   SOURCE_KINDS,
@@ -37,9 +38,16 @@ export interface BuildTarget {
   file: string | undefined;
 }
 
+/** `inputKey`: Producer.inputKey, when the build was keyed. */
 export type BuildResult =
-  | { objects: RenderedObject[]; source: string; path?: string; assumed?: string[] }
-  | ({ error: string; file?: string; source: string } & RenderErrorTags)
+  | {
+      objects: RenderedObject[];
+      source: string;
+      path?: string;
+      assumed?: string[];
+      inputKey?: string;
+    }
+  | ({ error: string; file?: string; source: string; inputKey?: string } & RenderErrorTags)
   | { skipped: string; source: string };
 
 export async function buildProducer(
@@ -49,11 +57,12 @@ export async function buildProducer(
   if (target.ref.kind === 'HelmRelease') {
     const outcome = await buildHelmRelease(deps.helm, target.ref, target.manifest, target.secret);
     if ('error' in outcome) {
-      const { error, ...tags } = outcome;
-      return withFile(target, error, '', tags);
+      const { error, inputKey, ...tags } = outcome;
+      return withInputKey(withFile(target, error, '', tags), inputKey);
     }
-    const { objects, chart, assumed } = outcome;
-    return assumed ? { objects, source: chart, assumed } : { objects, source: chart };
+    const { objects, chart, assumed, inputKey } = outcome;
+    const built = assumed ? { objects, source: chart, assumed } : { objects, source: chart };
+    return withInputKey(built, inputKey);
   }
   return buildFluxKustomization(target, deps);
 }
@@ -97,10 +106,14 @@ async function buildFluxKustomization(
     path: target.path,
   });
   if ('error' in outcome) {
-    return outcome.file
+    const failed = outcome.file
       ? { error: outcome.error, file: outcome.file, source: resolved.id }
       : { error: outcome.error, source: resolved.id };
+    return withInputKey(failed, outcome.inputKey);
   }
   const { objects, assumed } = outcome;
-  return assumed ? { objects, source: resolved.id, assumed } : { objects, source: resolved.id };
+  const built = assumed
+    ? { objects, source: resolved.id, assumed }
+    : { objects, source: resolved.id };
+  return withInputKey(built, outcome.inputKey);
 }

@@ -91,11 +91,11 @@ export class BuiltinEngine implements RenderEngine {
       producers.clusterObject(kind, ns, name) ?? sourceObjects.get(`${kind}/${ns}/${name}`);
     const sources = new Sources(workspace, repoRoot, request.repoUrl, request.sources, lookup);
     let builds = 0;
-    const cache = await this.cache(request.memo);
+    const cache = await this.keying(request.memo);
     const common = {
       runner: this.deps.runner,
       settings: this.deps.settings,
-      keying: cache?.kustomize,
+      keying: cache.kustomize,
       lacking,
       scratchDir: () => join(workspace, `build-${builds++}`),
       configData: (kind: 'ConfigMap' | 'Secret', ns: string, name: string) => {
@@ -114,8 +114,8 @@ export class BuiltinEngine implements RenderEngine {
       kustomize: common,
       helm: {
         ...common,
-        templateCache: cache?.helm,
-        keying: cache?.release,
+        templateCache: cache.helm,
+        keying: cache.release,
         filePrefix: async (kind, namespace, name) => {
           const resolved = await sources.resolve({ kind, namespace, name });
           return resolved.kind === 'found' && resolved.isRepository ? '' : `${resolved.id}:`;
@@ -136,25 +136,22 @@ export class BuiltinEngine implements RenderEngine {
       });
     }
     const cluster = producers.result({ ...(await this.toolVersions()) });
-    const store = cache?.kustomize.store;
+    const store = cache.kustomize.store;
     if (store) cluster.cache = { ...store.stats };
     return cluster;
   }
 
   /**
    * How builds are keyed for this render: one store on disk, keyed apart by each tool's
-   * name and version, and the memo of the review's other render; neither, no keys.
+   * name and version, and the memo of the review's other render. With neither, producers
+   * are still keyed: their keys tell the review what the PR changed (Producer.inputKey).
    */
-  private async cache(memo: RenderMemo | undefined): Promise<
-    | {
-        kustomize: KustomizeKeying;
-        helm?: TemplateCache;
-        release?: { tool: string } & OutcomeStores;
-      }
-    | undefined
-  > {
+  private async keying(memo: RenderMemo | undefined): Promise<{
+    kustomize: KustomizeKeying;
+    helm?: TemplateCache;
+    release?: { tool: string } & OutcomeStores;
+  }> {
     const settings = this.deps.settings.cache;
-    if (settings === undefined && memo === undefined) return undefined;
     const store = settings && new RenderCache(settings.dir, settings.maxBytes);
     const tools = await this.toolVersions();
     const kustomizeTool = `kustomize ${tools['kustomize']}`;

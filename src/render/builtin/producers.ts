@@ -49,6 +49,8 @@ export interface Entry {
   skipped?: string;
   /** What its last render assumed of sources only the cluster holds (Producer.assumed). */
   assumed?: string[];
+  /** The digest of what its last render read (Producer.inputKey). */
+  inputKey?: string;
   path: string;
   source: string;
 }
@@ -204,6 +206,8 @@ export class Producers {
     );
     entry.source = outcome.source;
     delete entry.assumed;
+    delete entry.inputKey;
+    if ('inputKey' in outcome && outcome.inputKey !== undefined) entry.inputKey = outcome.inputKey;
     if (entry.stale) {
       entry.stale = false;
       entry.status = 'pending';
@@ -377,6 +381,7 @@ export class Producers {
     if (e.error) producer.error = e.error.message;
     if (e.skipped !== undefined) producer.skipped = e.skipped;
     if (e.assumed !== undefined) producer.assumed = e.assumed;
+    if (e.inputKey !== undefined) producer.inputKey = e.inputKey;
     return producer;
   }
 }
