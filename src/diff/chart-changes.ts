@@ -1,8 +1,8 @@
 /**
- * Which Helm charts a PR moves from one version to another. Read from the raw Flux
- * objects of both sides (redacted first), never from the rendered chart output: a bump of
- * an OCIRepository's tag changes nothing but labels in what the chart renders, and
- * normalisation strips those.
+ * Which Helm charts a PR moves from one version or source to another. Read from the raw
+ * Flux objects of both sides (redacted first), never from the rendered chart output: a
+ * bump of an OCIRepository's tag changes nothing but labels in what the chart renders,
+ * and normalisation strips those.
  */
 import {
   type ChartChange,
@@ -150,74 +150,102 @@ export function chartSlots(
   return slots;
 }
 
-interface Side {
-  version: string;
-  producers: string[];
-}
+/** What one side picks for a slot that did not simply stay. */
+type Side = Pick<ChartSlot, 'source' | 'version' | 'producers'>;
 
-interface Moved {
+interface Move {
   chart: string;
+  /** Head's source, or base's for a chart that is gone. */
   source: string;
-  gone: Side[];
-  came: Side[];
+  from?: Side;
+  to?: Side;
 }
 
-/** Versions that left and came per chart and source, for slots that did not simply move. */
+function bySide(a: Side, b: Side): number {
+  return (
+    compareStrings(a.source, b.source) ||
+    compareStrings(a.version, b.version) ||
+    compareStrings(a.producers.join('\n'), b.producers.join('\n'))
+  );
+}
+
+/**
+ * Pairs each side that left, in order, with the side that came scoring highest for it
+ * (the first on a tie); a score of 0 never pairs. Paired sides leave both lists.
+ */
+function pairOff(
+  gone: Side[],
+  came: Side[],
+  score: (from: Side, to: Side) => number,
+): Array<[Side, Side]> {
+  const pairs: Array<[Side, Side]> = [];
+  for (const from of [...gone]) {
+    let best: Side | undefined;
+    let bestScore = 0;
+    for (const to of came) {
+      const s = score(from, to);
+      if (s > bestScore) [best, bestScore] = [to, s];
+    }
+    if (best === undefined) continue;
+    came.splice(came.indexOf(best), 1);
+    gone.splice(gone.indexOf(from), 1);
+    pairs.push([from, best]);
+  }
+  return pairs;
+}
+
+/** Releases both sides install, counted double, and one more for staying at one source. */
+function kinship(from: Side, to: Side): number {
+  const shared = from.producers.filter((p) => to.producers.includes(p)).length;
+  return shared === 0 ? 0 : 2 * shared + (from.source === to.source ? 1 : 0);
+}
+
+/** Versions that left and came per chart, for slots that did not simply move. */
 class Moves {
-  private readonly byChart = new Map<string, Moved>();
+  private readonly byChart = new Map<string, { gone: Side[]; came: Side[] }>();
 
   add(which: 'gone' | 'came', slot: ChartSlot): void {
-    const key = JSON.stringify([slot.chart, slot.source]);
-    const moved = this.byChart.get(key) ?? {
-      chart: slot.chart,
-      source: slot.source,
-      gone: [],
-      came: [],
-    };
-    this.byChart.set(key, moved);
-    moved[which].push({ version: slot.version, producers: slot.producers });
+    const sides = this.byChart.get(slot.chart) ?? { gone: [], came: [] };
+    this.byChart.set(slot.chart, sides);
+    sides[which].push({ source: slot.source, version: slot.version, producers: slot.producers });
   }
 
   /**
    * A release that swaps one OCIRepository for another of the same chart moves the chart
-   * only if the version differs: equal versions cancel, the rest pair up in version order.
+   * only if the source or the version differs: the same source and version cancel. The
+   * rest pair up per chart: first with the side that shares most releases (a chart that
+   * moves to another registry or repository, at its version or another), then per
+   * source in version order; what is left is a chart that is new or gone.
    */
-  *pairs(): Generator<{ chart: string; source: string; from?: Side; to?: Side }> {
-    for (const { chart, source, ...moved } of this.byChart.values()) {
-      const gone = moved.gone.sort(byVersion);
-      const came = moved.came.sort(byVersion);
-      for (let i = gone.length - 1; i >= 0; i--) {
-        const j = came.findIndex((c) => c.version === gone[i]?.version);
-        if (j >= 0) {
-          came.splice(j, 1);
-          gone.splice(i, 1);
-        }
-      }
-      for (let i = 0; i < Math.max(gone.length, came.length); i++) {
-        const from = gone[i];
-        const to = came[i];
-        yield { chart, source, ...(from && { from }), ...(to && { to }) };
-      }
+  *pairs(): Generator<Move> {
+    for (const [chart, { gone, came }] of this.byChart) {
+      gone.sort(bySide);
+      came.sort(bySide);
+      pairOff(gone, came, (a, b) => (a.source === b.source && a.version === b.version ? 1 : 0));
+      const paired = [
+        ...pairOff(gone, came, kinship),
+        ...pairOff(gone, came, (a, b) => (a.source === b.source ? 1 : 0)),
+      ];
+      for (const [from, to] of paired) yield { chart, source: to.source, from, to };
+      for (const from of gone) yield { chart, source: from.source, from };
+      for (const to of came) yield { chart, source: to.source, to };
     }
   }
-}
-
-function byVersion(a: Side, b: Side): number {
-  return compareStrings(a.version, b.version);
 }
 
 function compareCharts(a: ChartChange, b: ChartChange): number {
   return (
     compareStrings(a.chart, b.chart) ||
     compareStrings(a.source, b.source) ||
+    compareStrings(a.fromSource ?? '', b.fromSource ?? '') ||
     compareStrings(a.from ?? '', b.from ?? '') ||
     compareStrings(a.to ?? '', b.to ?? '')
   );
 }
 
 /**
- * Distinct chart version moves between two sides, merged per chart, source, from and to
- * with every release that installs the chart, sorted by chart, source, from, to.
+ * Distinct chart moves between two sides, merged per chart, source, fromSource, from and
+ * to with every release that installs the chart, sorted by those.
  */
 export function chartChanges(
   base: RenderedCluster,
@@ -227,11 +255,18 @@ export function chartChanges(
   const before = chartSlots(base.objects, secrets);
   const after = chartSlots(head.objects, secrets);
   const merged = new Map<string, ChartChange>();
-  const add = (chart: string, source: string, from?: Side, to?: Side) => {
+  const add = ({ chart, source, from, to }: Move) => {
     const change: ChartChange = { chart, source, producers: [] };
+    if (from && from.source !== source) change.fromSource = from.source;
     if (from) change.from = from.version;
     if (to) change.to = to.version;
-    const key = JSON.stringify([chart, source, change.from ?? '', change.to ?? '']);
+    const key = JSON.stringify([
+      chart,
+      source,
+      change.fromSource ?? '',
+      change.from ?? '',
+      change.to ?? '',
+    ]);
     const producers = [...(merged.get(key)?.producers ?? []), ...(from?.producers ?? [])];
     producers.push(...(to?.producers ?? []));
     change.producers = [...new Set(producers)].sort(compareStrings);
@@ -242,12 +277,13 @@ export function chartChanges(
     const was = before.get(id);
     const is = after.get(id);
     if (was && is && was.chart === is.chart && was.source === is.source) {
-      if (was.version !== is.version) add(is.chart, is.source, was, is);
+      if (was.version !== is.version)
+        add({ chart: is.chart, source: is.source, from: was, to: is });
       continue;
     }
     if (was) moves.add('gone', was);
     if (is) moves.add('came', is);
   }
-  for (const { chart, source, from, to } of moves.pairs()) add(chart, source, from, to);
+  for (const move of moves.pairs()) add(move);
   return [...merged.values()].sort(compareCharts);
 }

@@ -51,15 +51,22 @@ export interface ImageChange {
 }
 
 /**
- * One chart version move: the same chart from one source, from one version to another,
- * merged over every place that picks it (OCIRepositories, HelmCharts, HelmReleases' own
- * spec.chart), with the releases that install it.
+ * One chart move: the same chart from one version to another, or from one source to
+ * another (at the same version or not), merged over every place that picks it
+ * (OCIRepositories, HelmCharts, HelmReleases' own spec.chart), with the releases that
+ * install it.
  */
 export interface ChartChange {
   /** Display name: the OCI url's last path segment, or the chart's name. */
   chart: string;
-  /** Where it comes from: the OCI url, the HelmRepository's url, or `Kind/namespace/name` when the cluster lacks that object. */
+  /** Where it comes from: the OCI url, the HelmRepository's url, or `Kind/namespace/name` when the cluster lacks that object. At head when the chart is installed there. */
   source: string;
+  /**
+   * The source at base when the PR moves the chart to another source (another registry,
+   * repository or mirror); `source` is then head's. Absent when the source stays, and for
+   * a chart that is new or gone.
+   */
+  fromSource?: string;
   /**
    * The version picked at base (absent when the chart is new): an OCIRepository's tag or
    * semver range, `@digest` when pinned, `latest` when it names none; a HelmRelease's or
@@ -84,8 +91,8 @@ export interface DiffSummary {
   crds: string[];
   images: ImageChange[];
   /**
-   * Chart version moves, sorted by chart, source, from, to. Set by every diff; absent only
-   * in results stored before it existed.
+   * Chart version and source moves, sorted by chart, source, fromSource, from, to. Set by
+   * every diff; absent only in results stored before it existed.
    */
   charts?: ChartChange[];
   /** Render errors at head whose producer rendered at base (or did not exist). */

@@ -35,7 +35,9 @@ function table(caption: string, head: string[], rows: string[][]): string {
 export function versionsSection(result: AnalysisResult): string {
   const charts = chartMoves(result).map((c) => [
     `<code>${escapeHtml(c.chart)}</code>`,
-    `<code>${escapeHtml(c.source)}</code>`,
+    c.fromSource === undefined
+      ? `<code>${escapeHtml(c.source)}</code>`
+      : `<code>${escapeHtml(c.fromSource)}</code> → <code>${escapeHtml(c.source)}</code>`,
     version(c.from, 'new'),
     version(c.to, 'removed'),
     releases(c.producers),

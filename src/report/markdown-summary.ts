@@ -216,7 +216,11 @@ function chartRows(result: AnalysisResult): string[] {
     const shown = chart.producers.slice(0, RELEASES_SHOWN).map(cellCode).join(', ');
     const more = chart.producers.length - RELEASES_SHOWN;
     const releases = more > 0 ? `${shown} and ${more} more` : shown;
-    const what = `${cellCode(chart.chart)} (${cellCode(chart.source)})`;
+    const source =
+      chart.fromSource === undefined
+        ? cellCode(chart.source)
+        : `source: ${cellCode(chart.fromSource)} → ${cellCode(chart.source)}`;
+    const what = `${cellCode(chart.chart)} (${source})`;
     return `| ${what} | ${from} | ${to} | ${chart.producers.length} | ${releases} |\n`;
   });
 }

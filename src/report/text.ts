@@ -159,7 +159,8 @@ function charts(result: AnalysisResult, p: Palette): string[] {
   for (const chart of chartMoves(result)) {
     const from = chart.from === undefined ? p.dim('new') : cleanLine(chart.from);
     const to = chart.to === undefined ? p.dim('removed') : cleanLine(chart.to);
-    const source = p.dim(`(${cleanLine(chart.source)})`);
+    const moved = chart.fromSource === undefined ? '' : `source: ${cleanLine(chart.fromSource)} → `;
+    const source = p.dim(`(${moved}${cleanLine(chart.source)})`);
     lines.push(`  ${cleanLine(chart.chart)} ${source}  ${from} → ${to}`);
     const shown = chart.producers.slice(0, RELEASES_SHOWN).map(cleanLine).join(', ');
     const more = chart.producers.length - RELEASES_SHOWN;

@@ -21,11 +21,15 @@ export function imageMoves(result: AnalysisResult): ImageChange[] {
   return byKey(seen);
 }
 
-/** One row per chart, source, from and to; the releases of every cluster together. */
+/**
+ * One row per chart, source, source at base (when the chart moves to another), from and
+ * to; the releases of every cluster together.
+ */
 export function chartMoves(result: AnalysisResult): ChartChange[] {
   const seen = new Map<string, ChartChange>();
   for (const chart of result.clusters.flatMap((c) => c.charts ?? [])) {
-    const key = JSON.stringify([chart.chart, chart.source, chart.from ?? '', chart.to ?? '']);
+    const { source, fromSource = '', from = '', to = '' } = chart;
+    const key = JSON.stringify([chart.chart, source, fromSource, from, to]);
     const producers = new Set([...(seen.get(key)?.producers ?? []), ...chart.producers]);
     seen.set(key, { ...chart, producers: [...producers].sort(compareStrings) });
   }

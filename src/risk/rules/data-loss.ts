@@ -112,9 +112,28 @@ function isChartCrd(object: RenderedObject): boolean {
   return fromChartCrds({ apiVersion, kind, producer: object.producer, file: object.file });
 }
 
-function removalMessage(ctx: RiskContext, producer: Producer, what: string): string {
-  const key = producerKey(producer);
-  const objects = ctx.base.cluster.objects.filter((o) => producerKey(o.producer) === key);
+const NOT_RENDERED = 'as it could not be rendered at base';
+
+/** The message of a removed producer whose objects at base are not known (unrendered). */
+function unknownRemovalMessage(ctx: RiskContext, producer: Producer, what: string): string {
+  const orphaned = orphanedBy(ctx, producer);
+  if (orphaned) {
+    return `${what} leaves Git but stays in the cluster (${orphaned}); it keeps the objects it last applied, which are not known, ${NOT_RENDERED}.`;
+  }
+  const helm = producer.kind === 'HelmRelease';
+  if (!helm && !producer.prune) {
+    return `${what} is removed with prune off: the objects it applied stay in the cluster, unmanaged; which they are is not known, ${NOT_RENDERED}.`;
+  }
+  const how = helm ? 'helm uninstalls the release' : 'Flux prunes what it applied';
+  return `${what} is removed: ${how}; which objects go with it is not known, ${NOT_RENDERED}.`;
+}
+
+function removalMessage(
+  ctx: RiskContext,
+  producer: Producer,
+  objects: readonly RenderedObject[],
+  what: string,
+): string {
   const orphaned = orphanedBy(ctx, producer);
   if (orphaned) {
     return `${what} leaves Git but stays in the cluster (${orphaned}); it keeps its ${plural(objects.length, 'object')} as last applied.`;
@@ -124,11 +143,7 @@ function removalMessage(ctx: RiskContext, producer: Producer, what: string): str
     return `${what} is removed with prune off: ${its(objects.length, 'object', 'stays', 'stay')} in the cluster, unmanaged.`;
   }
   const how = helm ? 'helm uninstalls the release' : 'Flux prunes what it applied';
-  if (objects.length === 0) {
-    return unrendered(ctx, producer)
-      ? `${what} is removed: ${how}; which objects go with it is not known, as it could not be rendered at base.`
-      : `${what} is removed: it applied no objects.`;
-  }
+  if (objects.length === 0) return `${what} is removed: it applied no objects.`;
   // helm-controller applies a chart's crds/ CRDs outside the release: uninstalling keeps them.
   const crds = helm ? objects.filter(isChartCrd).length : 0;
   const gone = objects.length - crds;
@@ -141,13 +156,24 @@ function removalMessage(ctx: RiskContext, producer: Producer, what: string): str
   return `${what} is removed: ${how}${goes}${stays}.`;
 }
 
+/**
+ * Removed producers. One that rendered nothing at base because it could not be rendered
+ * has its own rule, whose headline does not say what it applied goes with it.
+ */
 function producerRemovals(ctx: RiskContext): Draft[] {
   const drafts: Draft[] = [];
   for (const [key, producer] of ctx.base.producers) {
     if (ctx.head.producers.has(key)) continue;
     const subject = producerSubject(ctx, producer);
-    const message = removalMessage(ctx, producer, describe(subject.resource));
-    drafts.push({ rule: 'producer-removed', subject, message });
+    const what = describe(subject.resource);
+    const objects = ctx.base.cluster.objects.filter((o) => producerKey(o.producer) === key);
+    if (objects.length === 0 && unrendered(ctx, producer)) {
+      const message = unknownRemovalMessage(ctx, producer, what);
+      drafts.push({ rule: 'producer-removed-unrendered', subject, message });
+    } else {
+      const message = removalMessage(ctx, producer, objects, what);
+      drafts.push({ rule: 'producer-removed', subject, message });
+    }
   }
   return drafts;
 }
@@ -252,6 +278,13 @@ export const dataLoss: RuleFamily = {
       description:
         'A removed Kustomization or HelmRelease, with how many objects it applied at base.',
       headline: 'Removes {resource} and what it applied',
+    },
+    {
+      id: 'producer-removed-unrendered',
+      level: 'caution',
+      description:
+        'A removed Kustomization or HelmRelease that could not be rendered at base (a chart or source unavailable, a build error), so what it applied, and what goes with it, is not known.',
+      headline: 'Removes {resource}; what it applied is not known',
     },
     {
       id: 'volume-claim-shrunk',

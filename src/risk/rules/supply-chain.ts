@@ -3,7 +3,7 @@
  * and image references that do not pin what they run.
  */
 import semver from 'semver';
-import { type ImageRef, chartSlots, parseImage } from '../../diff/index.js';
+import { type ChartSlot, type ImageRef, chartSlots, parseImage } from '../../diff/index.js';
 import {
   type Manifest,
   type ResourceChange,
@@ -55,6 +55,21 @@ interface Bump {
   what: string;
 }
 
+/** Every place each side picks a chart version (chartSlots), by ChartSlot.id. */
+interface Slots {
+  before: Map<string, ChartSlot>;
+  after: Map<string, ChartSlot>;
+}
+
+/**
+ * `from 3.7.3 to 4.0.0`, with each side's source beside its version when the chart comes
+ * from another registry or repository at head: a new source is worth seeing too.
+ */
+function fromTo(from: string, to: string, was?: ChartSlot, is?: ChartSlot): string {
+  if (!was || !is || was.source === is.source) return `from ${from} to ${to}`;
+  return `from ${from} (${was.source}) to ${to} (${is.source})`;
+}
+
 function majorChanged(
   from: string | undefined,
   to: string | undefined,
@@ -90,6 +105,7 @@ function chartOfLabel(value: string | undefined): { chart: string; version: stri
 function releaseBumps(
   ctx: RiskContext,
   changes: readonly ResourceChange[],
+  slots: Slots,
   bumps: Map<string, Bump>,
 ) {
   for (const change of changes) {
@@ -97,13 +113,14 @@ function releaseBumps(
     const { base, head } = rawPair(ctx, change);
     const from = strAt(base, 'spec', 'chart', 'spec', 'version');
     const to = strAt(head, 'spec', 'chart', 'spec', 'version');
-    if (!majorChanged(from, to)) continue;
+    if (from === undefined || to === undefined || !majorChanged(from, to)) continue;
     const chart = (strAt(head, 'spec', 'chart', 'spec', 'chart') ?? '').split('/').pop() ?? '';
     const key = `HelmRelease/${change.namespace ?? ''}/${change.name}|${chart}`;
+    const id = `HelmRelease/${change.namespace ?? 'default'}/${change.name}`;
     bumps.set(key, {
       key,
       subject: changeSubject(change),
-      what: `chart ${chart} from ${from} to ${to}`,
+      what: `chart ${chart} ${fromTo(from, to, slots.before.get(id), slots.after.get(id))}`,
     });
   }
 }
@@ -113,12 +130,10 @@ function releaseBumps(
  * source object; each release it reaches is marked, so its rendered labels add no other.
  */
 function sourceBumps(
-  ctx: RiskContext,
   changes: readonly ResourceChange[],
+  { before, after }: Slots,
   bumps: Map<string, Bump>,
 ) {
-  const before = chartSlots(ctx.base.cluster.objects);
-  const after = chartSlots(ctx.head.cluster.objects);
   for (const change of changes) {
     if (apiGroup(change.apiVersion) !== 'source.toolkit.fluxcd.io') continue;
     // Only OCIRepositories and HelmCharts are slots that a chartRef names.
@@ -131,7 +146,7 @@ function sourceBumps(
     const bump: Bump = {
       key: id,
       subject: changeSubject(change),
-      what: `chart ${is.chart} from ${was.version} to ${is.version} for ${listSome(releases)}`,
+      what: `chart ${is.chart} ${fromTo(was.version, is.version, was, is)} for ${listSome(releases)}`,
     };
     bumps.set(id, bump);
     for (const release of releases) bumps.set(`${release}|${is.chart}`, bump);
@@ -170,8 +185,12 @@ function labelBumps(
 function chartBumps(ctx: RiskContext): Bump[] {
   const bumps = new Map<string, Bump>();
   const changes = ctx.diff.changes.filter((c) => c.status === 'changed' || c.status === 'moved');
-  releaseBumps(ctx, changes, bumps);
-  sourceBumps(ctx, changes, bumps);
+  const slots = {
+    before: chartSlots(ctx.base.cluster.objects),
+    after: chartSlots(ctx.head.cluster.objects),
+  };
+  releaseBumps(ctx, changes, slots, bumps);
+  sourceBumps(changes, slots, bumps);
   labelBumps(ctx, changes, bumps);
   return [...new Set(bumps.values())];
 }

@@ -18,8 +18,10 @@ import {
 const cm = (name: string, data = '1') => obj('v1', 'ConfigMap', name, 'web', { data: { a: data } });
 const withoutPodinfo = DEFAULT_PRODUCERS.slice(0, 2);
 
+/** The message of producer-removed, or of producer-removed-unrendered when it never rendered. */
 function removalMessage(s: Scenario): string | undefined {
-  return findingsOf(s, 'producer-removed')[0]?.message;
+  const unrendered = findingsOf(s, 'producer-removed-unrendered');
+  return [...findingsOf(s, 'producer-removed'), ...unrendered][0]?.message;
 }
 
 describe('the producer-removed message', () => {
