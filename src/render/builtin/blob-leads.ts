@@ -9,7 +9,7 @@
 import { apiGroup, type Manifest } from '../../model/index.js';
 import { normalizeFluxPath } from '../flux/index.js';
 import { referencedPaths } from '../kustomize/index.js';
-import { parseDocuments } from '../yaml.js';
+import { parseFileDocuments } from '../yaml-memo.js';
 
 export interface BlobLeads {
   /** Relative to the file's folder. */
@@ -35,7 +35,7 @@ export function blobLeads(text: string, kustomizationFile: boolean): BlobLeads {
   // Most YAML leads nowhere, and telling costs a parse.
   if (!kustomizationFile && !(text.includes('fluxcd') && LEADS.test(text))) return leads;
   try {
-    for (const { manifest } of parseDocuments(text).documents) {
+    for (const { manifest } of parseFileDocuments(text).documents) {
       if (kustomizationFile) {
         leads.references.push(...referencedPaths(manifest).map((r) => r.path));
         patchLeads(manifest, leads);
@@ -121,7 +121,8 @@ function patchLeads(kus: Record<string, unknown>, leads: BlobLeads): void {
         throw new EveryFile('a patch may move a Kustomization');
       continue;
     }
-    for (const { manifest } of parseDocuments(inline).documents) fluxObjectLeads(manifest, leads);
+    for (const { manifest } of parseFileDocuments(inline).documents)
+      fluxObjectLeads(manifest, leads);
   }
 }
 

@@ -40,6 +40,7 @@ import {
 import { SubstitutionError } from './substitute.js';
 import { copyTree, linkPaths, replaceFile } from '../tree.js';
 import { parseDocuments } from '../yaml.js';
+import { parseFileDocuments } from '../yaml-memo.js';
 
 const ORIGIN = 'config.kubernetes.io/origin';
 export const OWNER_NAME_LABEL = 'kustomize.toolkit.fluxcd.io/name';
@@ -253,7 +254,7 @@ function takeOrigin(manifest: Manifest, path: string, keep: boolean): string | u
     delete annotations[ORIGIN];
     if (Object.keys(annotations).length === 0) delete metadata['annotations'];
   }
-  const parsed = parseDocuments(origin).documents[0]?.manifest;
+  const parsed = parseFileDocuments(origin).documents[0]?.manifest;
   const originPath = parsed?.['path'];
   if (typeof originPath !== 'string' || parsed?.['repo'] !== undefined) return undefined;
   const file = posix.normalize(posix.join(path, originPath));

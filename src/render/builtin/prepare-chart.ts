@@ -8,7 +8,7 @@ import { join, posix } from 'node:path';
 import { type HelmRelease, type ResolvedChart, chartDefaultValues } from '../helm/index.js';
 import { stringifyManifest } from '../../model/index.js';
 import { replaceFile } from '../tree.js';
-import { parseDocuments } from '../yaml.js';
+import { parseFileDocuments } from '../yaml-memo.js';
 
 export async function prepareChart(hr: HelmRelease, chart: ResolvedChart): Promise<void> {
   const spec = hr.spec.chart?.spec;
@@ -23,7 +23,7 @@ export async function prepareChart(hr: HelmRelease, chart: ResolvedChart): Promi
   // JSON, not YAML: helm must read 'on', 'yes' and 0o17 back exactly as strings.
   if (defaults) await replaceFile(join(chart.dir, 'values.yaml'), JSON.stringify(defaults));
   const chartFile = join(chart.dir, 'Chart.yaml');
-  const meta = parseDocuments(await readFile(chartFile, 'utf8')).documents[0]?.manifest;
+  const meta = parseFileDocuments(await readFile(chartFile, 'utf8')).documents[0]?.manifest;
   const version = withValuesFilesGeneration(chart.version, files);
   if (meta && meta['version'] !== version) {
     await replaceFile(chartFile, stringifyManifest({ ...meta, version }));

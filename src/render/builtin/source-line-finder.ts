@@ -6,7 +6,8 @@
 import { readFile, realpath } from 'node:fs/promises';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import { objectMeta } from '../../model/index.js';
-import { parseDocuments, type ParsedDocument } from '../yaml.js';
+import type { ParsedDocument } from '../yaml.js';
+import { parseFileDocuments } from '../yaml-memo.js';
 
 /** The 1-based line of the document of `kind` that renders as `name` in `file`, if one fits. */
 export type SourceLineFinder = (
@@ -37,7 +38,7 @@ async function readDocuments(realRoot: string, file: string): Promise<ParsedDocu
   const path = await realpath(join(realRoot, file)).catch(() => undefined);
   if (path === undefined || !isInside(realRoot, path)) return [];
   const text = await readFile(path, 'utf8').catch(() => undefined);
-  return text === undefined ? [] : parseDocuments(text).documents;
+  return text === undefined ? [] : parseFileDocuments(text).documents;
 }
 
 function isInside(root: string, path: string): boolean {

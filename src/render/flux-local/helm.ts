@@ -43,6 +43,7 @@ import {
   type RenderErrorTags,
 } from '../../model/index.js';
 import { parseDocuments } from '../yaml.js';
+import { parseFileDocuments } from '../yaml-memo.js';
 
 export type RunOutcome = { ok: true; stdout: string } | { ok: false; message: string };
 
@@ -275,7 +276,7 @@ async function chartSource(repoRoot: string, chart: ChartInfo): Promise<string> 
     const root = await realpath(repoRoot);
     const file = await realpath(resolve(root, chart.path, 'Chart.yaml'));
     if (!file.startsWith(root + sep)) return chart.sourceId;
-    const meta = parseDocuments(await readFile(file, 'utf8')).documents[0]?.manifest;
+    const meta = parseFileDocuments(await readFile(file, 'utf8')).documents[0]?.manifest;
     const version = meta?.['version'];
     return typeof version === 'string' || typeof version === 'number'
       ? `${chart.sourceId}@${String(version)}`

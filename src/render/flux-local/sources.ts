@@ -11,7 +11,7 @@ import { sourceRefOf, type MappedSource, type Workspace } from './producers.js';
 import type { Manifest } from '../../model/index.js';
 import type { SourceMapping } from '../source-mapping.js';
 import { copyTree, isDirectory } from '../tree.js';
-import { parseDocuments } from '../yaml.js';
+import { parseFileDocuments } from '../yaml-memo.js';
 
 const MAX_SCAN_BYTES = 4 * 1024 * 1024;
 
@@ -85,7 +85,7 @@ async function kustomizationsIn(root: string, maxFiles: number): Promise<Manifes
         if ((await stat(path)).size > MAX_SCAN_BYTES) continue;
         const text = await readFile(path, 'utf8');
         if (!text.includes('kustomize.toolkit.fluxcd.io')) continue;
-        for (const { manifest } of parseDocuments(text).documents)
+        for (const { manifest } of parseFileDocuments(text).documents)
           if (isFluxKustomization(manifest)) out.push(manifest);
       }
     }

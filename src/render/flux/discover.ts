@@ -15,7 +15,7 @@ import { isFluxKustomization, isFluxSource, isHelmRelease } from './objects.js';
 import type { Manifest } from '../../model/index.js';
 import type { SourceIgnore } from './source-ignore.js';
 import { normalizeFluxPath } from './sources.js';
-import { parseDocuments } from '../yaml.js';
+import { parseFileDocuments } from '../yaml-memo.js';
 import { MAX_YAML_FILE_BYTES } from '../yaml-bounds.js';
 
 export interface FoundObject {
@@ -86,7 +86,7 @@ async function readObjects(
   const path = join(root, file);
   // Left unread, as any file that does not parse: the build that reads it fails, naming it.
   if ((await stat(path)).size > MAX_YAML_FILE_BYTES) return;
-  const { documents } = parseDocuments(await readFile(path, 'utf8'));
+  const { documents } = parseFileDocuments(await readFile(path, 'utf8'));
   for (const { manifest: written, line } of documents) {
     const manifest = namespace === undefined ? written : inNamespace(written, namespace);
     const item = { manifest, file, line };

@@ -8,7 +8,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join, posix } from 'node:path';
 import type { Manifest } from '../../model/index.js';
-import { parseDocuments } from '../yaml.js';
+import { parseFileDocuments } from '../yaml-memo.js';
 import { MAX_YAML_FILE_BYTES } from '../yaml-bounds.js';
 
 /** kustomize's names for a kustomization file, in the order it looks for them. */
@@ -128,7 +128,7 @@ function items(value: unknown): Array<Record<string, unknown>> {
 async function readKustomization(path: string): Promise<Manifest | undefined> {
   const info = await stat(path).catch(() => undefined);
   if (!info?.isFile() || info.size > MAX_YAML_FILE_BYTES) return undefined;
-  const { documents, error } = parseDocuments(await readFile(path, 'utf8'));
+  const { documents, error } = parseFileDocuments(await readFile(path, 'utf8'));
   const kus = documents[0]?.manifest;
   if (error !== undefined || kus === undefined) return undefined;
   const { apiVersion, kind } = kus;

@@ -60,13 +60,13 @@ export class Sources {
       const dir = resolve(mapped.dir);
       const isRepository =
         (await realpath(dir).catch(() => dir)) === (await realpath(this.repositoryRoot));
-      return { kind: 'found', id, root: await this.copy(dir, ignore), isRepository };
+      return { kind: 'found', id, root: await this.copy(dir, ignore, 'copy'), isRepository };
     }
     if (ref.kind === 'GitRepository' && this.isOwnRepository(ref, object)) {
       return {
         kind: 'found',
         id,
-        root: await this.copy(this.repositoryRoot, ignore),
+        root: await this.copy(this.repositoryRoot, ignore, 'link'),
         isRepository: true,
       };
     }
@@ -87,7 +87,12 @@ export class Sources {
     );
   }
 
-  private copy(dir: string, ignore: string | undefined): Promise<string> {
+  /**
+   * The source's artifact in the workspace. The reviewed repository is already the
+   * renderer's own copy, so its artifact hard-links it (nothing writes into either, see
+   * tree.ts); a mapped folder is the user's, and is copied.
+   */
+  private copy(dir: string, ignore: string | undefined, mode: 'link' | 'copy'): Promise<string> {
     const key = `${dir}\0${ignore ?? ''}`;
     let copy = this.#copies.get(key);
     if (!copy) {
@@ -95,7 +100,7 @@ export class Sources {
         const dest = join(this.workspace, `source-${this.#copies.size}`);
         const rules = await SourceIgnore.load(dir, ignore);
         await copyTree(dir, dest, {
-          mode: 'copy',
+          mode,
           keep: (rel, isDir) => !rules.ignores(rel, isDir),
         });
         return dest;

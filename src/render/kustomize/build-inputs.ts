@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { parseDocuments } from '../yaml.js';
+import { parseFileDocuments } from '../yaml-memo.js';
 import { findKustomizationFile } from './generate.js';
 import { isRemote, referencedPaths } from './build.js';
 
@@ -89,7 +89,7 @@ export async function buildInputSet(
     addFolderFiles(real);
     const name = await findKustomizationFile(real);
     if (!name) return;
-    const parsed = parseDocuments(readFileSync(join(real, name), 'utf8'));
+    const parsed = parseFileDocuments(readFileSync(join(real, name), 'utf8'));
     if (parsed.error !== undefined) throw new NotCacheable();
     await follow(real, parsed.documents[0]?.manifest ?? {}, depth);
   };

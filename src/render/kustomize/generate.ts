@@ -6,7 +6,7 @@
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseDocuments } from '../yaml.js';
+import { parseFileDocuments } from '../yaml-memo.js';
 import { MAX_YAML_FILE_BYTES, TOO_BIG } from '../yaml-bounds.js';
 import { type FluxKustomization, KUSTOMIZATION_FILE_NAMES } from '../flux/index.js';
 import { FluxlensError } from '../../errors.js';
@@ -66,7 +66,7 @@ export async function generateKustomization(
     const parsed =
       (await stat(path)).size > MAX_YAML_FILE_BYTES
         ? { error: TOO_BIG, documents: [] }
-        : parseDocuments(await readFile(path, 'utf8'));
+        : parseFileDocuments(await readFile(path, 'utf8'));
     if (parsed.error) {
       throw new GenerateError(`invalid ${existing}: ${parsed.error}`, joinRel(relDir, existing));
     }
@@ -210,7 +210,7 @@ async function scanManifests(root: string, rel: string, relDir: string): Promise
     const parsed =
       (await stat(path)).size > MAX_YAML_FILE_BYTES
         ? { error: TOO_BIG, documents: [] }
-        : parseDocuments(await readFile(path, 'utf8'));
+        : parseFileDocuments(await readFile(path, 'utf8'));
     const bad = parsed.error ?? kubernetesShapeError(parsed.documents.map((d) => d.manifest));
     if (bad) {
       const file = joinRel(relDir, childRel);
