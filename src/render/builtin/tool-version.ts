@@ -4,6 +4,7 @@
  * whole review of an unchanged cluster takes from the cache.
  */
 import { stat } from 'node:fs/promises';
+import { z } from 'zod';
 import { renderCacheKey, type RenderCache } from '../cache/index.js';
 import type { ToolName, ToolRunner } from '../../tool-runner.js';
 
@@ -14,12 +15,15 @@ export async function toolVersion(
   args: string[],
 ): Promise<string> {
   const key = store && (await binaryKey(runner, tool, args));
-  const kept = key !== undefined ? await store?.get(key, 'never') : undefined;
-  if (kept !== undefined) return kept;
+  const kept = key !== undefined ? await store?.getParsed(key, Kept, 'never') : undefined;
+  if (kept !== undefined) return kept.version;
   const version = (await runner.run(tool, args)).stdout.trim();
-  if (key !== undefined) await store?.put(key, version);
+  if (key !== undefined) await store?.put(key, JSON.stringify({ version }));
   return version;
 }
+
+/** A damaged entry is asked again: its text would become every key the tool is part of. */
+const Kept = z.object({ version: z.string() });
 
 async function binaryKey(
   runner: ToolRunner,
@@ -29,5 +33,5 @@ async function binaryKey(
   const path = await runner.resolve(tool);
   const info = await stat(path).catch(() => undefined);
   if (!info) return undefined;
-  return renderCacheKey(['tool-version/1', tool, args, path, info.size, info.ctimeMs, info.ino]);
+  return renderCacheKey(['tool-version/2', tool, args, path, info.size, info.ctimeMs, info.ino]);
 }
