@@ -118,7 +118,9 @@ function notes(row: Row): string {
         `producers: ${t['producers-rendered']} rendered, ${t['producers-cached'] ?? 0} cached, ${t['producers-unchanged'] ?? 0} unchanged`,
       );
     if (t['builds-run'] !== undefined)
-      parts.push(`builds: ${t['builds-cached'] ?? 0} cached, ${t['builds-run']} run`);
+      parts.push(
+        `builds: ${t['builds-cached'] ?? 0} cached, ${t['builds-run']} run; renders kept: ${t['renders-kept'] ?? 0}`,
+      );
   }
   if (row.summary)
     parts.push(

@@ -133,12 +133,16 @@ function sameCommit(run: Run, revisions: ResolvedRevisions, failOn: FailOn): Ana
   return { result, failOn, revisions };
 }
 
-/** How many builds the render cache answered, and how many ran, on both sides. */
+/**
+ * How many builds the render cache answered, and how many ran, on both sides; and how many
+ * renders it gave back whole (a commit rendered before).
+ */
 function cacheCounts(rendered: readonly RenderedPair[]): Record<string, number> {
   const sides = rendered.flatMap((r) => [r.base.cache, r.head.cache]);
   if (sides.every((c) => c === undefined)) return {};
   const sum = (key: 'hits' | 'misses') => sides.reduce((n, c) => n + (c?.[key] ?? 0), 0);
-  return { 'builds-cached': sum('hits'), 'builds-run': sum('misses') };
+  const kept = sides.filter((c) => c?.whole === true).length;
+  return { 'builds-cached': sum('hits'), 'builds-run': sum('misses'), 'renders-kept': kept };
 }
 
 /**

@@ -110,8 +110,11 @@ export interface RenderedCluster {
   objects: RenderedObject[];
   errors: RenderError[];
   tools: Record<string, string>;
-  /** Builds taken from the render cache, and builds that ran; absent without a cache. */
-  cache?: { hits: number; misses: number };
+  /**
+   * Builds taken from the render cache, and builds that ran; absent without a cache.
+   * `whole`: the render of this commit was read back whole from the cache (nothing built).
+   */
+  cache?: { hits: number; misses: number; whole?: true };
 }
 
 export function producerKey(ref: ProducerRef): string {

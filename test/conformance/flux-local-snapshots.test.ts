@@ -3,6 +3,7 @@
  * every object must match, except the listed places where flux-local differs from
  * Flux; for those the test checks the Flux behaviour instead.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,7 +19,7 @@ import { sortDeep, withoutIndex } from './snapshot-objects.js';
 import { readAmbr } from '../support/ambr.js';
 import { fluxLocalFixtures, hasFluxLocalFixtures } from '../support/paths.js';
 import { RenderMemo } from '../../src/render/engine.js';
-import { builtinEngine, fluxLocalRepo } from '../support/render.js';
+import { builtinEngine, fluxLocalRepo, testHelmSettings } from '../support/render.js';
 import { DIVERGENCES, type Divergence } from './divergences.js';
 
 interface Case {
@@ -112,30 +113,55 @@ function ours(cluster: RenderedCluster, c: Case): Manifest[] {
 }
 
 /**
- * Three ways: every build run; every build answered by a render cache that an identical
- * render filled just before (a cached result must be the build's own); and every producer
+ * Four ways: every build run; every build answered by a render cache that an identical
+ * render filled just before (a cached result must be the build's own); every producer
  * taken from a render of the same tree, as the head of a changed-only review takes those
- * whose key did not change (a producer taken must be the one rendered).
+ * whose key did not change (a producer taken must be the one rendered); and the render of
+ * a commit read back whole from the cache (a kept render must be the render itself).
  */
 const MODES = [
-  { mode: 'with every build run', cached: false, unchanged: false },
-  { mode: 'from a warm render cache', cached: true, unchanged: false },
+  { mode: 'with every build run', cached: false, unchanged: false, whole: false },
+  { mode: 'from a warm render cache', cached: true, unchanged: false, whole: false },
   {
     mode: 'taking unchanged producers from a render of the same tree',
     cached: false,
     unchanged: true,
+    whole: false,
+  },
+  {
+    mode: 'reading a commit rendered before back whole',
+    cached: true,
+    unchanged: false,
+    whole: true,
   },
 ];
 
+/** The fixtures as one commit, for the renders of a revision. */
+function commitAll(dir: string): void {
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-C', dir, ...args], {
+      env: { PATH: process.env['PATH'] ?? '', HOME: dir, GIT_CONFIG_NOSYSTEM: '1' },
+    });
+  git('init', '-q', '-b', 'main');
+  git('add', '-A');
+  git('-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', 'fixtures');
+}
+
 describe.skipIf(!hasFluxLocalFixtures).each(MODES)(
   'flux-local conformance snapshots, $mode',
-  ({ cached, unchanged }) => {
+  ({ cached, unchanged, whole }) => {
     let repo = '';
     let cacheDir = '';
     const renders = new Map<string, Promise<RenderedCluster>>();
     let taken = 0;
+    let kept = 0;
+    // A render with a chart that could not be fetched is never kept, and the fixtures'
+    // charts are remote: read back whole, the snapshots' Kustomizations render without helm.
     const engine = () =>
-      builtinEngine(cached ? { cache: { dir: cacheDir, maxBytes: 256 * 1024 * 1024 } } : {});
+      builtinEngine({
+        ...(cached ? { cache: { dir: cacheDir, maxBytes: 256 * 1024 * 1024 } } : {}),
+        ...(whole ? { helm: { ...testHelmSettings, enabled: false } } : {}),
+      });
     const render = (c: Case): Promise<RenderedCluster> => {
       const key = `${c.entry}|${JSON.stringify(c.sources ?? [])}`;
       let r = renders.get(key);
@@ -147,12 +173,14 @@ describe.skipIf(!hasFluxLocalFixtures).each(MODES)(
             sources: (c.sources ?? []).map((s) => ({ key: s.key, dir: join(repo, s.dir) })),
             ...(c.repoUrl ? { repoUrl: c.repoUrl } : {}),
             ...(memo ? { memo } : {}),
+            ...(whole ? { rev: 'HEAD' } : {}),
           });
         const memo = new RenderMemo();
         r = cached
           ? once().then(async () => {
               const warm = await once();
               expect(warm.cache?.misses).toBe(0);
+              if (warm.cache?.whole) kept += 1;
               return warm;
             })
           : unchanged
@@ -169,6 +197,7 @@ describe.skipIf(!hasFluxLocalFixtures).each(MODES)(
 
     beforeAll(() => {
       repo = fluxLocalRepo();
+      if (whole) commitAll(repo);
       cacheDir = mkdtempSync(join(tmpdir(), 'fluxlens-conformance-cache-'));
     });
     afterAll(() => {
@@ -176,6 +205,8 @@ describe.skipIf(!hasFluxLocalFixtures).each(MODES)(
       rmSync(cacheDir, { recursive: true, force: true });
       // Equal because producers were taken from the first render, not because none was.
       if (unchanged) expect(taken).toBeGreaterThan(0);
+      // Equal because renders were read back whole, not because none was kept.
+      if (whole) expect(kept).toBeGreaterThan(0);
     });
 
     it.each(CASES)('$snapshot matches, divergences checked the Flux way', async (c) => {

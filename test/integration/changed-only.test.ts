@@ -159,12 +159,14 @@ describe('a review with the render cache on', () => {
     });
     expect(full.timings['producers-unchanged']).toBeUndefined();
     expect(withoutTimings(changedOnly)).toEqual(withoutTimings(full));
-    // Once more: every producer is read whole from the cache or taken as unchanged.
+    // Once more: both commits were rendered before, and both renders are read back whole.
     const again = await analyzeBranches(repo.dir, base, head, { machine });
     expect(again.timings).toMatchObject({
       'producers-rendered': 0,
-      'producers-cached': BASE_PRODUCERS + 3,
-      'producers-unchanged': 5,
+      'producers-cached': BASE_PRODUCERS + 3 + 5,
+      'producers-unchanged': 0,
+      'builds-run': 0,
+      'renders-kept': 2,
     });
     expect(withoutTimings(again)).toEqual(withoutTimings(full));
     expect(changedOnly.summary.changed).toBeGreaterThan(0);

@@ -8,7 +8,16 @@ import { FluxlensError, UsageError } from '../../errors.js';
 import type { ProducerBuildDeps } from './build-producer.js';
 import type { KustomizeKeying } from './build-keys.js';
 import type { TemplateCache } from '../helm/index.js';
-import { RenderCache, type OutcomeStores, type RenderMemo } from '../cache/index.js';
+import {
+  RenderCache,
+  readCluster,
+  writeCluster,
+  type OutcomeStores,
+  type RenderMemo,
+} from '../cache/index.js';
+import { resolveRevision } from '../../git/index.js';
+import type { ToolRunner } from '../../tool-runner.js';
+import { keepsWhole, seedMemo, wholeRenderKey } from './whole-render.js';
 import {
   type Manifest,
   type RenderedCluster,
@@ -42,6 +51,11 @@ export class BuiltinEngine implements RenderEngine {
     request: RenderRequest,
     onProgress?: (p: RenderProgress) => void,
   ): Promise<RenderedCluster> {
+    const whole = await this.wholeRender(request);
+    if (whole?.kept !== undefined) {
+      if (request.memo) seedMemo(request.memo, whole.kept);
+      return whole.kept;
+    }
     const workspace = await createWorkspace('fluxlens-');
     try {
       const memo = { leads: this.#leads, store: this.store() };
@@ -65,7 +79,8 @@ export class BuiltinEngine implements RenderEngine {
           `no Flux Kustomization or HelmRelease found under '${entry}'`,
         );
       }
-      return await this.renderCluster(request, { workspace, repoRoot, lacking }, found, onProgress);
+      const where = { workspace, repoRoot, lacking, wholeKey: whole?.key };
+      return await this.renderCluster(request, where, found, onProgress);
     } finally {
       await removeWorkspace(workspace);
     }
@@ -73,7 +88,13 @@ export class BuiltinEngine implements RenderEngine {
 
   private async renderCluster(
     request: RenderRequest,
-    where: { workspace: string; repoRoot: string; lacking: ReadonlySet<string> },
+    where: {
+      workspace: string;
+      repoRoot: string;
+      lacking: ReadonlySet<string>;
+      /** Where to keep the whole render, if it may be kept (see whole-render.ts). */
+      wholeKey: string | undefined;
+    },
     found: Discovery,
     onProgress?: (p: RenderProgress) => void,
   ): Promise<RenderedCluster> {
@@ -138,7 +159,34 @@ export class BuiltinEngine implements RenderEngine {
     const cluster = producers.result({ ...(await this.toolVersions()) });
     const store = cache.kustomize.store;
     if (store) cluster.cache = { ...store.stats };
+    const definitions = producers.definitions();
+    const settings = this.deps.settings;
+    if (store && where.wholeKey !== undefined) {
+      if (keepsWhole(cluster, { request, settings, lacking, definitions, lookup }))
+        await writeCluster(store, where.wholeKey, cluster);
+    }
     return cluster;
+  }
+
+  /**
+   * The render of this commit kept whole by an earlier run, or the key to keep this one
+   * under; undefined without a render cache or a commit (a folder on disk changes under
+   * its name).
+   */
+  private async wholeRender(
+    request: RenderRequest,
+  ): Promise<{ key: string; kept?: RenderedCluster } | undefined> {
+    const store = this.store();
+    if (store === undefined || request.rev === undefined) return undefined;
+    // A mapped folder or a remote base is read from outside the commit: never kept.
+    if (request.sources.length > 0 || this.deps.settings.allowRemoteBases) return undefined;
+    const sha = await commitOf(this.deps.runner, request);
+    if (sha === undefined) return undefined;
+    const key = wholeRenderKey(sha, request, this.deps.settings, await this.toolVersions());
+    const kept = await readCluster(store, key);
+    if (kept === undefined) return { key };
+    // The figures of this run: nothing was built, every producer came from the cache.
+    return { key, kept: { ...kept, cache: { hits: 0, misses: 0, whole: true } } };
   }
 
   /**
@@ -189,4 +237,15 @@ export class BuiltinEngine implements RenderEngine {
     if (!this.deps.settings.helm.enabled) return { kustomize };
     return { kustomize, helm: await ask('helm', ['version', '--short']) };
   }
+}
+
+/**
+ * The commit `request.rev` names; undefined when git cannot say, and materializing the
+ * revision then fails with the words the user needs.
+ */
+async function commitOf(runner: ToolRunner, request: RenderRequest): Promise<string | undefined> {
+  const rev = request.rev;
+  if (rev === undefined) return undefined;
+  if (/^([0-9a-f]{40}|[0-9a-f]{64})$/.test(rev)) return rev;
+  return resolveRevision(runner, resolve(request.repoDir), rev).catch(() => undefined);
 }

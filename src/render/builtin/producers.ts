@@ -337,6 +337,11 @@ export class Producers {
     return chain;
   }
 
+  /** Every producer's definition as its render used it (a parent's substitution applied). */
+  definitions(): Array<{ ref: ProducerRef; manifest: Manifest }> {
+    return [...this.#entries.values()].map((e) => ({ ref: e.ref, manifest: e.manifest }));
+  }
+
   result(tools: Record<string, string>): RenderedCluster {
     const entries = [...this.#entries.values()].sort((a, b) =>
       a.key < b.key ? -1 : a.key > b.key ? 1 : 0,

@@ -12,7 +12,7 @@ import type { MemoOutcome } from './render-memo.js';
 
 const VERSION = 1;
 
-const Ref = z.object({
+export const Ref = z.object({
   kind: z.enum(['Kustomization', 'HelmRelease']),
   namespace: z.string(),
   name: z.string(),
@@ -28,7 +28,7 @@ const SecretDerived = z.object({
   ),
 });
 
-const RenderedObject = z.object({
+export const RenderedObject = z.object({
   producer: Ref,
   file: z.string().optional(),
   line: z.number().optional(),
@@ -70,7 +70,7 @@ export async function writeOutcome(
 }
 
 /** The parsed object without the optional fields zod set to undefined. */
-function withoutAbsent(o: z.infer<typeof RenderedObject>): Rendered {
+export function withoutAbsent(o: z.infer<typeof RenderedObject>): Rendered {
   const { producer, manifest, file, line, secret } = o;
   return {
     producer,
@@ -94,7 +94,7 @@ function withoutAbsent(o: z.infer<typeof RenderedObject>): Rendered {
  * JSON of `value`, or undefined when parsing it back would not give `value`: numbers JSON
  * cannot spell (NaN, infinities, -0), big integers, and objects that are not plain data.
  */
-function faithfulJson(value: unknown): string | undefined {
+export function faithfulJson(value: unknown): string | undefined {
   let faithful = true;
   const text = JSON.stringify(value, function (this: unknown, key: string, v: unknown) {
     const raw = (this as Record<string, unknown>)[key];

@@ -12,3 +12,4 @@ export { releaseSecretValues, type SecretKeysLookup } from './release-secret-val
 export { chartCrdsMode, helmTemplate, takeTemplateSource } from './template.js';
 export type { TemplateCache } from './template.js';
 export { type ConfigLookup, chartDefaultValues, composeValues } from './values.js';
+export { parseStrictVersion } from './semver-constraint.js';

@@ -1,0 +1,145 @@
+/**
+ * When a render of a commit may be kept whole and read back for the same commit: the key
+ * names the commit and everything else the render depends on, and a render is kept only
+ * when nothing outside that key shaped it. A kept render also hands its producers'
+ * outcomes to the review's other render, as rendering them would have.
+ */
+import {
+  isUnavailable,
+  producerKey,
+  type Manifest,
+  type ProducerRef,
+  type RenderedCluster,
+} from '../../model/index.js';
+import { renderCacheKey, type MemoOutcome, type RenderMemo } from '../cache/index.js';
+import type { RenderRequest, RenderSettings } from '../engine.js';
+import { parseStrictVersion } from '../helm/index.js';
+
+/**
+ * The key of a render of commit `sha`: the entry, the repository's URL (which sources are
+ * the repository itself), the tools and every setting that changes what a render gives.
+ * Credentials, time bounds and concurrency are left out: they change whether a render
+ * succeeds, and a render that did not is never kept.
+ */
+export function wholeRenderKey(
+  sha: string,
+  request: RenderRequest,
+  settings: RenderSettings,
+  tools: Record<string, string>,
+): string {
+  const { helm } = settings;
+  return renderCacheKey([
+    'cluster/1',
+    sha,
+    request.entry,
+    request.repoUrl ?? null,
+    tools,
+    settings.strictSubstitution,
+    settings.inClusterSources,
+    settings.allowRemoteBases,
+    settings.enableExecPlugins,
+    settings.maxOutputBytes,
+    settings.maxSourceFiles,
+    helm.enabled,
+    helm.offline,
+    helm.kubeVersion ?? null,
+    helm.apiVersions,
+    helm.skipCrds,
+    helm.isUpgrade,
+    helm.maxChartBytes,
+  ]);
+}
+
+/** What a render may be kept on: its request, what its export lacked, how it looked things up. */
+export interface KeepContext {
+  request: RenderRequest;
+  settings: RenderSettings;
+  /** Files of the revision the clone lacks: a later fetch may bring them. */
+  lacking: ReadonlySet<string>;
+  definitions: ReadonlyArray<{ ref: ProducerRef; manifest: Manifest }>;
+  lookup: (kind: string, namespace: string, name: string) => Manifest | undefined;
+}
+
+/**
+ * Whether the render is the same whenever this commit is rendered with these settings:
+ * no folder mapped from outside the repository, no remote base, nothing the clone lacks,
+ * no error that may pass (an unreachable chart, a timeout: a failed producer the render
+ * could not key), and no chart picked by a version range or a moving tag, which a newer
+ * chart may satisfy tomorrow.
+ */
+export function keepsWhole(cluster: RenderedCluster, ctx: KeepContext): boolean {
+  if (ctx.request.sources.length > 0 || ctx.settings.allowRemoteBases) return false;
+  if (ctx.lacking.size > 0) return false;
+  const producers = new Map(cluster.producers.map((p) => [producerKey(p), p]));
+  for (const error of cluster.errors) {
+    if (isUnavailable(error)) return false;
+    const producer = producers.get(producerKey(error.producer));
+    if (producer?.error !== undefined && producer.inputKey === undefined) return false;
+  }
+  return ctx.definitions.every(
+    ({ ref, manifest }) => ref.kind !== 'HelmRelease' || chartPinned(manifest, ref, ctx.lookup),
+  );
+}
+
+/**
+ * A HelmRelease's chart is pinned when its version is exact (a full semver, an OCI tag or
+ * digest), or when it comes from a folder of a source, which the commit fixes.
+ */
+function chartPinned(manifest: Manifest, ref: ProducerRef, lookup: KeepContext['lookup']): boolean {
+  const spec = record(manifest['spec']);
+  const chartRef = record(spec['chartRef']);
+  const namespaceOf = (r: Record<string, unknown>) =>
+    typeof r['namespace'] === 'string' ? r['namespace'] : ref.namespace;
+  if (typeof chartRef['kind'] === 'string' && typeof chartRef['name'] === 'string') {
+    const source = lookup(chartRef['kind'], namespaceOf(chartRef), chartRef['name']);
+    const sourceSpec = record(source?.['spec']);
+    if (chartRef['kind'] === 'OCIRepository') return ociPinned(record(sourceSpec['ref']));
+    if (chartRef['kind'] !== 'HelmChart') return false;
+    return requestPinned(sourceSpec);
+  }
+  return requestPinned(record(record(spec['chart'])['spec']));
+}
+
+/** A chart request (HelmRelease spec.chart.spec, or a HelmChart's spec). */
+function requestPinned(spec: Record<string, unknown>): boolean {
+  const kind = record(spec['sourceRef'])['kind'];
+  if (kind === 'GitRepository' || kind === 'Bucket') return true;
+  const version = spec['version'];
+  return typeof version === 'string' && parseStrictVersion(version) !== undefined;
+}
+
+/** An OCIRepository's ref: a digest or a tag, not a semver range (nor nothing: `latest`). */
+function ociPinned(ref: Record<string, unknown>): boolean {
+  if (typeof ref['digest'] === 'string') return true;
+  return typeof ref['tag'] === 'string' && ref['semver'] === undefined;
+}
+
+function record(value: unknown): Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
+}
+
+/**
+ * Hands a kept render's outcomes to the review's other render, counted as read from the
+ * cache: each keyed producer that rendered, with its objects (and a release's chart).
+ */
+export function seedMemo(memo: RenderMemo, cluster: RenderedCluster): void {
+  const objectsOf = new Map<string, RenderedCluster['objects']>();
+  for (const object of cluster.objects) {
+    const key = producerKey(object.producer);
+    const list = objectsOf.get(key);
+    if (list) list.push(object);
+    else objectsOf.set(key, [object]);
+  }
+  for (const producer of cluster.producers) {
+    if (producer.skipped !== undefined) continue;
+    const rendered = producer.error === undefined && producer.inputKey !== undefined;
+    const outcome: MemoOutcome = {
+      objects: objectsOf.get(producerKey(producer)) ?? [],
+      ...(producer.assumed !== undefined ? { assumed: producer.assumed } : {}),
+      ...(producer.kind === 'HelmRelease' ? { chart: producer.source } : {}),
+    };
+    memo.note(rendered ? producer.inputKey : undefined, outcome, 'cached');
+  }
+}
