@@ -19,7 +19,7 @@ COPY package.json package-lock.json ./
 # needs its install script (msgpackr-extract ships prebuilt binaries; msgpackr falls back to JS).
 RUN --mount=type=cache,target=/root/.npm \
     npm ci --ignore-scripts --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json ./
+COPY tsconfig.json tsconfig.build.json rolldown.config.js ./
 COPY schema ./schema
 COPY workers ./workers
 COPY src ./src

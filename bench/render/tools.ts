@@ -52,37 +52,28 @@ export function toolVersion(file: string, args: string[]): string {
 }
 
 /**
- * `tsc -p tsconfig.build.json` into `dist` (incremental, so a second run only checks),
- * with node_modules linked beside it so the build resolves its dependencies. tsc emits
- * even when the checkout has type errors, which are then reported but not fatal.
+ * fluxlens as users run it: the CLI bundle of rolldown.config.js (what bin/fluxlens.js
+ * loads), built from the sources into `dist/cli`, with node_modules linked beside it for
+ * the packages the bundle leaves out.
  */
 export function buildFluxlens(dist: string, log: (line: string) => void): FluxlensLauncher {
   mkdirSync(dist, { recursive: true });
+  const out = join(dist, 'cli');
   try {
     execFileSync(
-      join(ROOT, 'node_modules', '.bin', 'tsc'),
-      [
-        '-p',
-        'tsconfig.build.json',
-        '--outDir',
-        dist,
-        '--incremental',
-        '--tsBuildInfoFile',
-        join(dist, '.tsbuildinfo'),
-      ],
+      join(ROOT, 'node_modules', '.bin', 'rolldown'),
+      ['-c', 'rolldown.config.js', '--dir', out],
       { cwd: ROOT, stdio: 'pipe', encoding: 'utf8' },
     );
   } catch (err) {
-    const out = (err as { stdout?: string }).stdout ?? '';
-    log(
-      `tsc reported errors (the build is used as emitted):\n${out.split('\n').slice(0, 10).join('\n')}`,
-    );
+    const text = `${(err as { stdout?: string }).stdout ?? ''}${(err as { stderr?: string }).stderr ?? ''}`;
+    log(`rolldown failed:\n${text.split('\n').slice(0, 10).join('\n')}`);
   }
-  const cli = join(dist, 'src', 'cli', 'index.js');
+  const cli = join(out, 'index.js');
   if (!existsSync(cli)) throw new Error(`no CLI in the build at ${cli}`);
   if (!existsSync(join(dist, 'node_modules')))
     symlinkSync(join(ROOT, 'node_modules'), join(dist, 'node_modules'));
-  return fromModule(cli, `node ${dist}`);
+  return fromModule(cli, `node ${out}`);
 }
 
 /** fluxlens from the sources: tsx compiles on every start (1 to 3 s of each run). */

@@ -1,0 +1,44 @@
+// The CLI as one bundle, packages included: with tsc's output, Node spends most of the
+// start-up of `fluxlens render`/`diff` resolving ~300 modules of ours and the packages' module
+// graphs, not compiling them. bin/fluxlens.js loads dist/cli/index.js (tsc's dist/src/ when it
+// is absent); the worker stays on tsc's output. serve and action are imported dynamically by
+// src/cli/main.ts, so they become chunks of their own: render/diff never load fastify, BullMQ
+// or Octokit. Built from src/ (isolatedModules makes a file-by-file compile exact), so it does
+// not depend on what tsc emitted.
+import { defineConfig } from 'rolldown';
+
+/**
+ * Packages that find files next to themselves at run time, which a bundle moves away from
+ * them; they load from node_modules as they would without the bundle.
+ */
+const EXTERNAL = [
+  // Reads its own package.json through __dirname (CLIENT SETINFO lib-ver), and __dirname
+  // again for showFriendlyErrorStack.
+  'ioredis',
+  // msgpackr's (BullMQ's) native decoder: a prebuilt .node file looked up from __dirname.
+  'msgpackr-extract',
+];
+
+export default defineConfig({
+  input: { index: 'src/cli/index.ts' },
+  platform: 'node',
+  tsconfig: 'tsconfig.build.json',
+  transform: { target: 'node20.19' },
+  // Deep imports too: BullMQ requires ioredis/built/utils.
+  external: EXTERNAL.map((name) => new RegExp(`^${name}(/|$)`)),
+  onLog(level, log, handler) {
+    // Bottleneck evals `require` only to reach Redis for its clustering datastore; the
+    // GitHub client paces with local Bottleneck groups.
+    if (log.code === 'EVAL' && log.id?.includes('/node_modules/bottleneck/')) return;
+    handler(level, log);
+  },
+  output: {
+    dir: 'dist/cli',
+    format: 'esm',
+    sourcemap: true,
+    cleanDir: true,
+    // Without it, two functions or classes of one name in different modules get renamed
+    // (`Foo$1`), and libraries that read `constructor.name` would see the new name.
+    keepNames: true,
+  },
+});
