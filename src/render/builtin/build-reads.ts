@@ -29,7 +29,7 @@ export function buildReads(
   memo: BuildReadsMemo,
 ): FileSelector {
   return async (listing, sha) => {
-    const key = renderCacheKey(['export-set/1', sha, entry]);
+    const key = exportSetKey(sha, entry);
     const stored = memo.store && (await readExportSet(memo.store, key, memo.leads));
     if (stored !== undefined) {
       if ('all' in stored) return listing;
@@ -39,6 +39,19 @@ export function buildReads(
     if (memo.store) await writeExportSet(memo.store, key, set, memo.leads);
     return 'all' in set ? listing : set.files;
   };
+}
+
+function exportSetKey(sha: string, entry: string): string {
+  return renderCacheKey(['export-set/1', sha, entry]);
+}
+
+/**
+ * Puts into `memo.leads` what the blobs of a commit rendered before lead to, without
+ * exporting it: a render read back whole (whole-render.ts) still leaves the review's other
+ * revision to export, and most of its blobs are the same.
+ */
+export async function recallLeads(memo: BuildReadsMemo, sha: string, entry: string): Promise<void> {
+  if (memo.store) await readExportSet(memo.store, exportSetKey(sha, entry), memo.leads);
 }
 
 async function computedSet(

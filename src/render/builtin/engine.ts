@@ -36,7 +36,7 @@ import type { EngineDeps, RenderEngine, RenderProgress, RenderRequest } from '..
 import { Producers } from './producers.js';
 import { mapLimit } from '../map-limit.js';
 import { materializeFiles } from '../materialize.js';
-import { buildReads } from './build-reads.js';
+import { buildReads, recallLeads } from './build-reads.js';
 import { toolVersion } from './tool-version.js';
 import type { LeadsMemo } from './export-set.js';
 import { isDirectory } from '../tree.js';
@@ -185,6 +185,7 @@ export class BuiltinEngine implements RenderEngine {
     const key = wholeRenderKey(sha, request, this.deps.settings, await this.toolVersions());
     const kept = await readCluster(store, key);
     if (kept === undefined) return { key };
+    await recallLeads({ leads: this.#leads, store }, sha, request.entry);
     // The figures of this run: nothing was built, every producer came from the cache.
     return { key, kept: { ...kept, cache: { hits: 0, misses: 0, whole: true } } };
   }
