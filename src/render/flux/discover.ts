@@ -9,7 +9,6 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isFluxInstance } from './flux-instance.js';
-import { fluxInstanceReleases } from './flux-instance-release.js';
 import { KustomizationReferences } from './kustomization-references.js';
 import { isFluxKustomization, isFluxSource, isHelmRelease } from './objects.js';
 import type { Manifest } from '../../model/index.js';
@@ -32,10 +31,7 @@ export interface Discovery {
   helmReleases: FoundObject[];
   sources: FoundObject[];
   configData: FoundObject[];
-  /**
-   * flux-operator FluxInstances, whose spec.sync the operator turns into a Kustomization:
-   * those files define and those HelmReleases of the flux-instance chart render.
-   */
+  /** flux-operator FluxInstances, whose spec.sync the operator turns into a Kustomization. */
   instances: FoundObject[];
 }
 
@@ -69,7 +65,6 @@ export async function discover(
     if (/\.ya?ml$/.test(file) && references.holdsObjects(file))
       await readObjects(root, file, found, references.namespaceOf(file));
   }
-  found.instances.push(...fluxInstanceReleases(found));
   return found;
 }
 
