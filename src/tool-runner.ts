@@ -6,11 +6,19 @@
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
+import type { Readable, Writable } from 'node:stream';
 import { execa } from 'execa';
 import type { Config } from './config.js';
 import { CancelledError, FluxlensError, SetupError } from './errors.js';
 
-export type ToolName = 'kustomize' | 'helm' | 'git' | 'flux-local' | 'flux' | 'flate';
+export type ToolName =
+  | 'kustomize'
+  | 'kustomize-server'
+  | 'helm'
+  | 'git'
+  | 'flux-local'
+  | 'flux'
+  | 'flate';
 
 export class ToolError extends FluxlensError {
   constructor(
@@ -38,6 +46,24 @@ export interface ToolRunOptions {
 export interface ToolResult {
   stdout: string;
   stderr: string;
+}
+
+/** A long-lived tool that spawnServer started: it answers requests on its stdin and stdout. */
+export interface ServerProcess {
+  readonly stdin: Writable;
+  readonly stdout: Readable;
+  readonly stderr: Readable;
+  /** Settles once the process has exited, however it ended; never rejects. */
+  readonly exited: Promise<ServerExit>;
+  /** SIGKILL to the process and to everything it started. */
+  kill(): void;
+}
+
+export interface ServerExit {
+  exitCode: number | undefined;
+  signal: string | undefined;
+  /** The runner's signal stopped it. */
+  cancelled: boolean;
 }
 
 const DEFAULT_TIMEOUT_MS = 120_000;
@@ -104,15 +130,10 @@ export class ToolRunner {
     const signal = combineSignals(this.#options.signal, options.signal);
     if (signal?.aborted) throw new CancelledError(`${tool} was not started: cancelled`);
     const file = await this.resolve(tool);
-    const env = {
-      ...this.#options.baseEnv,
-      PATH: this.#searchPath.join(delimiter),
-      ...options.env,
-    };
-    const command = `${tool} ${args.slice(0, 3).join(' ')}${args.length > 3 ? ' ...' : ''}`;
+    const command = describeCommand(tool, args);
     const child = execa(file, args, {
       ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
-      env,
+      env: this.#env(options.env),
       extendEnv: false,
       timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       maxBuffer: options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT,
@@ -130,7 +151,7 @@ export class ToolRunner {
     const result = await child.finally(() => signal?.removeEventListener('abort', killGroup));
     if (signal && (result.timedOut || result.isMaxBuffer)) killGroup();
     const stderr = typeof result.stderr === 'string' ? result.stderr : '';
-    const tail = stderr.trim().slice(-STDERR_TAIL_CHARS);
+    const tail = stderrTail(stderr);
     if (result.timedOut) {
       throw new ToolError(command, undefined, tail, `timed out`, 'tool-timeout');
     }
@@ -146,6 +167,53 @@ export class ToolRunner {
     }
     return { stdout: typeof result.stdout === 'string' ? result.stdout : '', stderr };
   }
+
+  /**
+   * Starts a tool that serves many requests over its stdin and stdout (kustomize-server),
+   * found, started (argv only) and given the environment as run() does, leading a process
+   * group of its own that the runner's signal kills. It has no timeout and no output cap:
+   * the caller bounds each request and kills the process when one overruns. It stays until
+   * killed or its stdin ends.
+   */
+  async spawnServer(tool: ToolName, args: readonly string[]): Promise<ServerProcess> {
+    const signal = this.#options.signal;
+    if (signal?.aborted) throw new CancelledError(`${tool} was not started: cancelled`);
+    const file = await this.resolve(tool);
+    const child = execa(file, args, {
+      env: this.#env(),
+      extendEnv: false,
+      buffer: false,
+      reject: false,
+      stdin: 'pipe',
+      detached: true,
+      ...(signal ? { cancelSignal: signal, forceKillAfterDelay: FORCE_KILL_AFTER_MS } : {}),
+    });
+    let running = true;
+    // Once it has exited, its process group id may name another group.
+    const kill = () => running && killProcessGroup(child.pid);
+    signal?.addEventListener('abort', kill, { once: true });
+    const exited = child.then((result) => {
+      running = false;
+      signal?.removeEventListener('abort', kill);
+      return { exitCode: result.exitCode, signal: result.signal, cancelled: result.isCanceled };
+    });
+    return { stdin: child.stdin, stdout: child.stdout, stderr: child.stderr, exited, kill };
+  }
+
+  /** The allowlisted environment, with the tools first on PATH, and `extra` on top. */
+  #env(extra?: Record<string, string>): Record<string, string> {
+    return { ...this.#options.baseEnv, PATH: this.#searchPath.join(delimiter), ...extra };
+  }
+}
+
+/** The part of a tool's stderr that its ToolError carries. */
+export function stderrTail(stderr: string): string {
+  return stderr.trim().slice(-STDERR_TAIL_CHARS);
+}
+
+/** How errors name a run: the tool and its first three arguments. */
+export function describeCommand(tool: ToolName, args: readonly string[]): string {
+  return `${tool} ${args.slice(0, 3).join(' ')}${args.length > 3 ? ' ...' : ''}`;
 }
 
 /** SIGKILL to a whole process group; nothing to do when it is already gone. */

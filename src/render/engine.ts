@@ -110,6 +110,12 @@ export interface RenderSettings {
   inClusterSources: InClusterSources;
   allowRemoteBases: boolean;
   enableExecPlugins: boolean;
+  /**
+   * Build Kustomizations through one kustomize-server process when it is installed
+   * (tools/kustomize-server: the same output, without a process per build); false: always a
+   * kustomize process per build.
+   */
+  kustomizeServer: boolean;
   concurrency: number;
   toolTimeoutMs: number;
   maxOutputBytes: number;
@@ -125,6 +131,7 @@ export const DEFAULT_RENDER_SETTINGS: RenderSettings = {
   inClusterSources: 'fail',
   allowRemoteBases: false,
   enableExecPlugins: false,
+  kustomizeServer: true,
   concurrency: 2,
   toolTimeoutMs: 120_000,
   maxOutputBytes: 64 * 1024 * 1024,

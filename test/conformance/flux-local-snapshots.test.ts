@@ -20,6 +20,7 @@ import { readAmbr } from '../support/ambr.js';
 import { fluxLocalFixtures, hasFluxLocalFixtures } from '../support/paths.js';
 import { RenderMemo } from '../../src/render/engine.js';
 import { builtinEngine, fluxLocalRepo, testHelmSettings } from '../support/render.js';
+import { findTool } from '../support/tools.js';
 import { DIVERGENCES, type Divergence } from './divergences.js';
 
 interface Case {
@@ -113,28 +114,27 @@ function ours(cluster: RenderedCluster, c: Case): Manifest[] {
 }
 
 /**
- * Four ways: every build run; every build answered by a render cache that an identical
- * render filled just before (a cached result must be the build's own); every producer
- * taken from a render of the same tree, as the head of a changed-only review takes those
- * whose key did not change (a producer taken must be the one rendered); and the render of
- * a commit read back whole from the cache (a kept render must be the render itself).
+ * Five ways: every build run by a kustomize process; every build run by one kustomize-server
+ * process (tools/kustomize-server); every build answered by a render cache that an
+ * identical render filled just before (a cached result must be the build's own); every
+ * producer taken from a render of the same tree, as the head of a changed-only review takes
+ * those whose key did not change (a producer taken must be the one rendered); and the
+ * render of a commit read back whole from the cache (a kept render must be the render
+ * itself).
  */
+const NONE = { cached: false, unchanged: false, whole: false, server: false };
 const MODES = [
-  { mode: 'with every build run', cached: false, unchanged: false, whole: false },
-  { mode: 'from a warm render cache', cached: true, unchanged: false, whole: false },
-  {
-    mode: 'taking unchanged producers from a render of the same tree',
-    cached: false,
-    unchanged: true,
-    whole: false,
-  },
-  {
-    mode: 'reading a commit rendered before back whole',
-    cached: true,
-    unchanged: false,
-    whole: true,
-  },
+  { ...NONE, mode: 'with every build run by a kustomize process' },
+  { ...NONE, mode: 'with every build run by kustomize-server', server: true },
+  { ...NONE, mode: 'from a warm render cache', cached: true },
+  { ...NONE, mode: 'taking unchanged producers from a render of the same tree', unchanged: true },
+  { ...NONE, mode: 'reading a commit rendered before back whole', cached: true, whole: true },
 ];
+
+/** kustomize-server is optional locally; under CI, scripts/install-tools just built it. */
+const serverMissing = findTool('kustomize-server') === undefined;
+if (serverMissing && process.env['CI'] !== 'true')
+  console.warn('flux-local conformance: kustomize-server is not installed; its way is skipped');
 
 /** The fixtures as one commit, for the renders of a revision. */
 function commitAll(dir: string): void {
@@ -149,7 +149,7 @@ function commitAll(dir: string): void {
 
 describe.skipIf(!hasFluxLocalFixtures).each(MODES)(
   'flux-local conformance snapshots, $mode',
-  ({ cached, unchanged, whole }) => {
+  ({ cached, unchanged, whole, server }) => {
     let repo = '';
     let cacheDir = '';
     const renders = new Map<string, Promise<RenderedCluster>>();
@@ -161,6 +161,7 @@ describe.skipIf(!hasFluxLocalFixtures).each(MODES)(
       builtinEngine({
         ...(cached ? { cache: { dir: cacheDir, maxBytes: 256 * 1024 * 1024 } } : {}),
         ...(whole ? { helm: { ...testHelmSettings, enabled: false } } : {}),
+        kustomizeServer: server,
       });
     const render = (c: Case): Promise<RenderedCluster> => {
       const key = `${c.entry}|${JSON.stringify(c.sources ?? [])}`;
@@ -208,6 +209,15 @@ describe.skipIf(!hasFluxLocalFixtures).each(MODES)(
       // Equal because renders were read back whole, not because none was kept.
       if (whole) expect(kept).toBeGreaterThan(0);
     });
+
+    if (server && serverMissing) {
+      it.skipIf(process.env['CI'] !== 'true')('needs kustomize-server', () => {
+        throw new Error(
+          'kustomize-server is not installed (scripts/install-tools kustomize-server)',
+        );
+      });
+      return;
+    }
 
     it.each(CASES)('$snapshot matches, divergences checked the Flux way', async (c) => {
       const cluster = await render(c);

@@ -18,6 +18,7 @@ import {
   UnsafePathError,
   type BuildInputSet,
   type GeneratedKustomization,
+  type KustomizeServer,
 } from '../kustomize/index.js';
 import { reuseOrBuild } from '../cache/index.js';
 import { buildKey, producerKey, readBuildInputs, type KustomizeKeying } from './build-keys.js';
@@ -55,6 +56,8 @@ export interface BuildContext extends VariableLookups {
   scratchDir: () => string;
   /** Files of the reviewed revision whose content the repository lacks (see materialize). */
   lacking: ReadonlySet<string>;
+  /** Builds through one kustomize-server process; absent: a kustomize process per build. */
+  kustomizeServer?: KustomizeServer | undefined;
 }
 
 export interface BuildInput {
@@ -144,6 +147,7 @@ async function buildAndPostBuild(
   const output = await kustomizeBuild(ctx.runner, dir, {
     ...ctx.settings,
     timeoutMs: ctx.settings.toolTimeoutMs,
+    server: ctx.kustomizeServer,
   });
   if (key !== undefined) await store?.put(key, output);
   const lineOf = sourceLineFinder(copy);

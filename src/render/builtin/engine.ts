@@ -4,10 +4,11 @@
  * rendered output. Failures stay with their producer; the rest of the cluster renders.
  */
 import { join, resolve } from 'node:path';
-import { FluxlensError, UsageError } from '../../errors.js';
+import { FluxlensError, SetupError, UsageError } from '../../errors.js';
 import type { ProducerBuildDeps } from './build-producer.js';
 import type { KustomizeKeying } from './build-keys.js';
 import type { TemplateCache } from '../helm/index.js';
+import { KustomizeServer } from '../kustomize/index.js';
 import {
   RenderCache,
   readCluster,
@@ -57,6 +58,10 @@ export class BuiltinEngine implements RenderEngine {
       return whole.kept;
     }
     const workspace = await createWorkspace('fluxlens-');
+    const server =
+      (await this.serverVersion()) !== undefined
+        ? new KustomizeServer(this.deps.runner)
+        : undefined;
     try {
       const memo = { leads: this.#leads, store: this.store() };
       const select = buildReads(this.deps.runner, resolve(request.repoDir), request.entry, memo);
@@ -79,9 +84,10 @@ export class BuiltinEngine implements RenderEngine {
           `no Flux Kustomization or HelmRelease found under '${entry}'`,
         );
       }
-      const where = { workspace, repoRoot, lacking, wholeKey: whole?.key };
+      const where = { workspace, repoRoot, lacking, wholeKey: whole?.key, server };
       return await this.renderCluster(request, where, found, onProgress);
     } finally {
+      await server?.close();
       await removeWorkspace(workspace);
     }
   }
@@ -94,6 +100,8 @@ export class BuiltinEngine implements RenderEngine {
       lacking: ReadonlySet<string>;
       /** Where to keep the whole render, if it may be kept (see whole-render.ts). */
       wholeKey: string | undefined;
+      /** Builds through one kustomize-server process when it is installed. */
+      server: KustomizeServer | undefined;
     },
     found: Discovery,
     onProgress?: (p: RenderProgress) => void,
@@ -118,6 +126,7 @@ export class BuiltinEngine implements RenderEngine {
       settings: this.deps.settings,
       keying: cache.kustomize,
       lacking,
+      kustomizeServer: where.server,
       scratchDir: () => join(workspace, `build-${builds++}`),
       configData: (kind: 'ConfigMap' | 'Secret', ns: string, name: string) => {
         const m = lookup(kind, ns, name);
@@ -182,7 +191,12 @@ export class BuiltinEngine implements RenderEngine {
     if (request.sources.length > 0 || this.deps.settings.allowRemoteBases) return undefined;
     const sha = await commitOf(this.deps.runner, request);
     if (sha === undefined) return undefined;
-    const key = wholeRenderKey(sha, request, this.deps.settings, await this.toolVersions());
+    const server = await this.serverVersion();
+    const tools = {
+      ...(await this.toolVersions()),
+      ...(server ? { 'kustomize-server': server } : {}),
+    };
+    const key = wholeRenderKey(sha, request, this.deps.settings, tools);
     const kept = await readCluster(store, key);
     if (kept === undefined) return { key };
     await recallLeads({ leads: this.#leads, store }, sha, request.entry);
@@ -203,7 +217,9 @@ export class BuiltinEngine implements RenderEngine {
     const settings = this.deps.settings.cache;
     const store = settings && new RenderCache(settings.dir, settings.maxBytes);
     const tools = await this.toolVersions();
-    const kustomizeTool = `kustomize ${tools['kustomize']}`;
+    // A build by kustomize-server is kept apart from the binary's, though they agree.
+    const server = await this.serverVersion();
+    const kustomizeTool = `kustomize ${tools['kustomize']}${server ? `, ${server}` : ''}`;
     const kustomize = { store, memo, digests: new Map(), tool: kustomizeTool };
     if (tools['helm'] === undefined) return { kustomize };
     const helmTool = `helm ${tools['helm']}`;
@@ -229,6 +245,26 @@ export class BuiltinEngine implements RenderEngine {
   private toolVersions(): Promise<Record<string, string>> {
     this.#versions ??= this.askToolVersions();
     return this.#versions;
+  }
+
+  #server: Promise<string | undefined> | undefined;
+
+  /**
+   * kustomize-server's version when it is installed and may build (remote bases are the
+   * binary's to fetch), asked once per engine; undefined: every build runs kustomize.
+   */
+  private serverVersion(): Promise<string | undefined> {
+    const settings = this.deps.settings;
+    this.#server ??=
+      settings.allowRemoteBases || !settings.kustomizeServer
+        ? Promise.resolve(undefined)
+        : toolVersion(this.deps.runner, this.store(), 'kustomize-server', ['--version']).catch(
+            (err: unknown) => {
+              if (err instanceof SetupError) return undefined;
+              throw err;
+            },
+          );
+    return this.#server;
   }
 
   private async askToolVersions(): Promise<Record<string, string>> {

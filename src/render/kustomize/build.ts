@@ -7,6 +7,7 @@ import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { ToolRunner } from '../../tool-runner.js';
 import { findKustomizationFile } from './generate.js';
+import { kustomizeBuildArgs, type KustomizeServer } from './kustomize-server.js';
 import { parseDocuments, yamlOverLimit } from '../yaml.js';
 import { MAX_YAML_FILE_BYTES, TOO_BIG, TOO_MANY_NODES, tooManyNodes } from '../yaml-bounds.js';
 import { FluxlensError } from '../../errors.js';
@@ -16,6 +17,8 @@ export interface KustomizeOptions {
   enableExecPlugins: boolean;
   timeoutMs: number;
   maxOutputBytes: number;
+  /** The render's kustomize-server: one process for all its builds instead of one each. */
+  server?: KustomizeServer | undefined;
 }
 
 export async function kustomizeBuild(
@@ -23,8 +26,8 @@ export async function kustomizeBuild(
   dir: string,
   options: KustomizeOptions,
 ): Promise<string> {
-  const args = ['build', dir, '--load-restrictor', 'LoadRestrictionsNone'];
-  if (options.enableExecPlugins) args.push('--enable-alpha-plugins', '--enable-exec');
+  if (options.server) return options.server.build(dir, options);
+  const args = kustomizeBuildArgs(dir, options.enableExecPlugins);
   const { stdout } = await runner.run('kustomize', args, {
     timeoutMs: options.timeoutMs,
     maxOutputBytes: options.maxOutputBytes,
