@@ -5,6 +5,7 @@
  */
 import { posix } from 'node:path';
 import { buildProducer, type ProducerBuildDeps } from './build-producer.js';
+import { dropProducer, objectIndexKey } from './drop-producer.js';
 import {
   type Discovery,
   dependsOnCycles,
@@ -193,6 +194,8 @@ export class Producers {
   }
 
   async render(entry: Entry, deps: ProducerBuildDeps): Promise<void> {
+    // A parent's output may supersede an entry of the round before its turn (dropProducer).
+    if (this.#entries.get(entry.key) !== entry) return;
     entry.status = 'rendering';
     const outcome = await buildProducer(
       {
@@ -204,6 +207,8 @@ export class Producers {
       },
       deps,
     );
+    // Superseded while it rendered: the parent's version stands, this outcome is nobody's.
+    if (this.#entries.get(entry.key) !== entry) return;
     entry.source = outcome.source;
     delete entry.assumed;
     delete entry.inputKey;
@@ -237,13 +242,8 @@ export class Producers {
       entry.status = 'done';
       entry.objects = outcome.objects;
       if (outcome.assumed) entry.assumed = outcome.assumed;
-      for (const o of outcome.objects) {
-        const meta = objectMeta(o.manifest);
-        this.#objectIndex.set(
-          `${meta.kind}/${meta.namespace ?? entry.ref.namespace}/${meta.name}`,
-          o,
-        );
-      }
+      for (const o of outcome.objects)
+        this.#objectIndex.set(objectIndexKey(o, entry.ref.namespace), o);
       this.absorbChildren(entry);
     }
   }
@@ -277,15 +277,17 @@ export class Producers {
 
   /**
    * A Kustomization file inside the parent's build is the parent's object, also when the
-   * parent moved it (targetNamespace): the file's own entry, under its unmoved key, goes.
+   * parent moved it (targetNamespace): the file's own entry, under its unmoved key, goes,
+   * with all its render defined, whether that render is to come, running or done.
    */
   private supersedeFileEntry(object: RenderedObject, key: string): void {
     if (object.file === undefined) return;
     const name = objectMeta(object.manifest).name;
-    for (const e of this.#entries.values()) {
-      if (e.key === key || !('file' in e.origin) || e.origin.file !== object.file) continue;
-      if (e.ref.name === name && e.status !== 'rendering') this.#entries.delete(e.key);
-    }
+    const superseded = [...this.#entries.values()].filter(
+      (e) =>
+        e.key !== key && 'file' in e.origin && e.origin.file === object.file && e.ref.name === name,
+    );
+    for (const e of superseded) dropProducer(this.#entries, this.#objectIndex, e);
   }
 
   private adopt(parent: Entry, key: string, ref: ProducerRef, object: RenderedObject): void {
