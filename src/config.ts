@@ -40,6 +40,11 @@ const RenderEnvSchema = z.object({
    * used go first); 0 turns the render cache off.
    */
   FLUXLENS_RENDER_CACHE_MB: z.coerce.number().int().min(0).max(1_048_576).default(1024),
+  /**
+   * `off`: every kustomize build is a kustomize process, even where kustomize-server is
+   * installed (which serves all builds of a render from one process).
+   */
+  FLUXLENS_KUSTOMIZE_SERVER: z.enum(['on', 'off']).default('on'),
   /** Seconds a chart download may take to connect. */
   FLUXLENS_CHART_CONNECT_TIMEOUT_SECONDS: positiveInt(600).default(10),
   /** Seconds a connected chart server may take to start answering. */
@@ -173,6 +178,8 @@ export interface Config {
   chartCacheDir: string;
   /** Absent when the render cache is off. */
   renderCache: { dir: string; maxBytes: number } | undefined;
+  /** Build through kustomize-server where it is installed. */
+  kustomizeServer: boolean;
   chartNetwork: {
     privateAddresses: 'allow' | 'deny';
     connectTimeoutMs: number;
@@ -243,6 +250,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cpuCount = 2): 
       e.FLUXLENS_RENDER_CACHE_MB === 0
         ? undefined
         : { dir: join(cacheDir, 'renders'), maxBytes: e.FLUXLENS_RENDER_CACHE_MB * 1024 * 1024 },
+    kustomizeServer: e.FLUXLENS_KUSTOMIZE_SERVER === 'on',
     chartNetwork: {
       privateAddresses: e.FLUXLENS_CHART_PRIVATE_ADDRESSES ?? 'allow',
       connectTimeoutMs: e.FLUXLENS_CHART_CONNECT_TIMEOUT_SECONDS * 1000,

@@ -57,6 +57,8 @@ export interface RenderMachine {
   chartNetwork?: ChartNetwork;
   /** Where build results are kept between renders, and how many bytes at most. */
   renderCache?: { dir: string; maxBytes: number } | undefined;
+  /** Build through kustomize-server where it is installed (the default). */
+  kustomizeServer?: boolean;
 }
 
 export function renderSettings(machine: RenderMachine, options: RenderOptions): RenderSettings {
@@ -78,6 +80,7 @@ export function renderSettings(machine: RenderMachine, options: RenderOptions): 
       ...(options.kubeVersion !== undefined ? { kubeVersion: options.kubeVersion } : {}),
     },
     ...(machine.renderCache !== undefined ? { cache: machine.renderCache } : {}),
+    kustomizeServer: machine.kustomizeServer ?? true,
     concurrency: machine.concurrency,
     toolTimeoutMs: machine.toolTimeoutMs,
     maxOutputBytes: machine.maxOutputBytes,

@@ -86,7 +86,7 @@ describe('analyze, called with a request from JSON', () => {
   });
 });
 
-/** Our child processes running one of `names`, from /proc (Linux). */
+/** Our child processes running one of `names`, from /proc (Linux; cut at 15 characters). */
 function toolChildren(names: readonly string[]): string[] {
   const found: string[] = [];
   for (const entry of readdirSync('/proc')) {
@@ -122,20 +122,22 @@ describe('cancelling an analysis', () => {
       () => 'finished',
       (err: unknown) => err,
     );
-    // Abort the moment a kustomize build of ours is running, after the first ones finished.
+    // Abort the moment a kustomize build of ours is running, after the first ones finished
+    // (by kustomize, or by kustomize-server when it is installed).
+    const kustomize = ['kustomize', 'kustomize-serve'];
     let running: string[] = [];
     while (running.length === 0 || rendered === 0) {
       const done = await Promise.race([settled, new Promise((r) => setTimeout(r, 10))]);
       expect(done).toBeUndefined();
-      running = toolChildren(['kustomize']);
+      running = toolChildren(kustomize);
     }
     controller.abort();
     expect(await settled).toBeInstanceOf(CancelledError);
     const deadline = Date.now() + 1000;
-    let left = toolChildren(['kustomize', 'helm', 'git']);
+    let left = toolChildren([...kustomize, 'helm', 'git']);
     while (left.length > 0 && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 50));
-      left = toolChildren(['kustomize', 'helm', 'git']);
+      left = toolChildren([...kustomize, 'helm', 'git']);
     }
     expect(left).toEqual([]);
     // Only the builds already running when it aborted may still report: no new one started.

@@ -65,6 +65,8 @@ async function stopWhileBuilding(
         ...process.env,
         TMPDIR: temp,
         FLUXLENS_TOOLS_DIR: tools.dir,
+        // Every build is then a process of this folder's kustomize, which never finishes.
+        FLUXLENS_KUSTOMIZE_SERVER: 'off',
         FLUXLENS_CACHE_DIR: join(temp, 'cache'),
       },
       stdio: ['ignore', 'ignore', 'pipe'],

@@ -50,7 +50,7 @@ export async function startSilentServer(): Promise<SilentServer> {
 }
 
 export interface CrashingTools {
-  /** Pass as FLUXLENS_TOOLS_DIR. */
+  /** Pass as FLUXLENS_TOOLS_DIR, with FLUXLENS_KUSTOMIZE_SERVER=off. */
   dir: string;
   remove(): void;
 }

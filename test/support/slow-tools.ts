@@ -18,7 +18,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export interface SlowTools {
-  /** Pass as FLUXLENS_TOOLS_DIR. */
+  /** Pass as FLUXLENS_TOOLS_DIR, with FLUXLENS_KUSTOMIZE_SERVER=off. */
   dir: string;
   /** Process ids of the builds started so far. */
   builds(): number[];
