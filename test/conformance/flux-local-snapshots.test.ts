@@ -221,6 +221,8 @@ describe.skipIf(!hasFluxLocalFixtures).each(MODES)(
 
     it.each(CASES)('$snapshot matches, divergences checked the Flux way', async (c) => {
       const cluster = await render(c);
+      // Which of the two ran every build, as the cluster names its tools.
+      expect(cluster.tools['kustomize-server'] !== undefined).toBe(server);
       const { unexplained, applied } = compare(c.snapshot, c.file, ours(cluster, c), cluster);
       expect(unexplained).toEqual([]);
       for (const d of DIVERGENCES.filter((d) => d.expectedIn.includes(c.snapshot))) {

@@ -25,10 +25,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateFleet } from '../../bench/render/generate-fleet.js';
 import { loadConfig } from '../../src/config.js';
 import { CancelledError, classify } from '../../src/errors.js';
-import { kustomizeBuild } from '../../src/render/kustomize/build.js';
+import { kustomizeBuild, kustomizeBuildArgs } from '../../src/render/kustomize/build.js';
 import {
   KustomizeServer,
-  kustomizeBuildArgs,
   type ServerBuildOptions,
 } from '../../src/render/kustomize/kustomize-server.js';
 import { ToolError, ToolRunner, describeCommand } from '../../src/tool-runner.js';

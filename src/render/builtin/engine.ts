@@ -18,7 +18,7 @@ import {
 } from '../cache/index.js';
 import { resolveRevision } from '../../git/index.js';
 import type { ToolRunner } from '../../tool-runner.js';
-import { keepsWhole, seedMemo, wholeRenderKey } from './whole-render.js';
+import { keepable, keepsWhole, seedMemo, wholeRenderKey } from './whole-render.js';
 import {
   type Manifest,
   type RenderedCluster,
@@ -168,10 +168,9 @@ export class BuiltinEngine implements RenderEngine {
     const cluster = producers.result({ ...(await this.toolVersions()) });
     const store = cache.kustomize.store;
     if (store) cluster.cache = { ...store.stats };
-    const definitions = producers.definitions();
-    const settings = this.deps.settings;
     if (store && where.wholeKey !== undefined) {
-      if (keepsWhole(cluster, { request, settings, lacking, definitions, lookup }))
+      const definitions = producers.definitions();
+      if (keepsWhole(cluster, { lacking, definitions, lookup }))
         await writeCluster(store, where.wholeKey, cluster);
     }
     return cluster;
@@ -186,17 +185,12 @@ export class BuiltinEngine implements RenderEngine {
     request: RenderRequest,
   ): Promise<{ key: string; kept?: RenderedCluster } | undefined> {
     const store = this.store();
-    if (store === undefined || request.rev === undefined) return undefined;
-    // A mapped folder or a remote base is read from outside the commit: never kept.
-    if (request.sources.length > 0 || this.deps.settings.allowRemoteBases) return undefined;
-    const sha = await commitOf(this.deps.runner, request);
+    const rev = request.rev;
+    if (store === undefined || rev === undefined || !keepable(request, this.deps.settings))
+      return undefined;
+    const sha = await commitOf(this.deps.runner, request.repoDir, rev);
     if (sha === undefined) return undefined;
-    const server = await this.serverVersion();
-    const tools = {
-      ...(await this.toolVersions()),
-      ...(server ? { 'kustomize-server': server } : {}),
-    };
-    const key = wholeRenderKey(sha, request, this.deps.settings, tools);
+    const key = wholeRenderKey(sha, request, this.deps.settings, await this.toolVersions());
     const kept = await readCluster(store, key);
     if (kept === undefined) return { key };
     await recallLeads({ leads: this.#leads, store }, sha, request.entry);
@@ -218,7 +212,7 @@ export class BuiltinEngine implements RenderEngine {
     const store = settings && new RenderCache(settings.dir, settings.maxBytes);
     const tools = await this.toolVersions();
     // A build by kustomize-server is kept apart from the binary's, though they agree.
-    const server = await this.serverVersion();
+    const server = tools['kustomize-server'];
     const kustomizeTool = `kustomize ${tools['kustomize']}${server ? `, ${server}` : ''}`;
     const kustomize = { store, memo, digests: new Map(), tool: kustomizeTool };
     if (tools['helm'] === undefined) return { kustomize };
@@ -241,7 +235,10 @@ export class BuiltinEngine implements RenderEngine {
   /** What each blob leads builds to read: the two revisions of a review share most blobs. */
   readonly #leads: LeadsMemo = new Map();
 
-  /** Asked once per engine: both sides of a diff render with the same tools. */
+  /**
+   * Asked once per engine: both sides of a diff render with the same tools. kustomize-server
+   * is named when it builds, so the rendered cluster says what built it.
+   */
   private toolVersions(): Promise<Record<string, string>> {
     this.#versions ??= this.askToolVersions();
     return this.#versions;
@@ -270,9 +267,13 @@ export class BuiltinEngine implements RenderEngine {
   private async askToolVersions(): Promise<Record<string, string>> {
     const ask = (tool: 'kustomize' | 'helm', args: string[]) =>
       toolVersion(this.deps.runner, this.store(), tool, args);
-    const kustomize = await ask('kustomize', ['version']);
-    if (!this.deps.settings.helm.enabled) return { kustomize };
-    return { kustomize, helm: await ask('helm', ['version', '--short']) };
+    const server = await this.serverVersion();
+    const kustomize = {
+      kustomize: await ask('kustomize', ['version']),
+      ...(server !== undefined ? { 'kustomize-server': server } : {}),
+    };
+    if (!this.deps.settings.helm.enabled) return kustomize;
+    return { ...kustomize, helm: await ask('helm', ['version', '--short']) };
   }
 }
 
@@ -280,9 +281,11 @@ export class BuiltinEngine implements RenderEngine {
  * The commit `request.rev` names; undefined when git cannot say, and materializing the
  * revision then fails with the words the user needs.
  */
-async function commitOf(runner: ToolRunner, request: RenderRequest): Promise<string | undefined> {
-  const rev = request.rev;
-  if (rev === undefined) return undefined;
+async function commitOf(
+  runner: ToolRunner,
+  repoDir: string,
+  rev: string,
+): Promise<string | undefined> {
   if (/^([0-9a-f]{40}|[0-9a-f]{64})$/.test(rev)) return rev;
-  return resolveRevision(runner, resolve(request.repoDir), rev).catch(() => undefined);
+  return resolveRevision(runner, resolve(repoDir), rev).catch(() => undefined);
 }

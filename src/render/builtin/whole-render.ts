@@ -5,6 +5,7 @@
  * outcomes to the review's other render, as rendering them would have.
  */
 import {
+  isRecord,
   isUnavailable,
   producerKey,
   type Manifest,
@@ -50,10 +51,16 @@ export function wholeRenderKey(
   ]);
 }
 
-/** What a render may be kept on: its request, what its export lacked, how it looked things up. */
+/**
+ * Whether a render of this request can be kept at all: a mapped folder or a remote base is
+ * read from outside the commit, so such a render is never keyed, read back or kept.
+ */
+export function keepable(request: RenderRequest, settings: RenderSettings): boolean {
+  return request.sources.length === 0 && !settings.allowRemoteBases;
+}
+
+/** What a keepable render is judged on besides itself (see keepsWhole). */
 export interface KeepContext {
-  request: RenderRequest;
-  settings: RenderSettings;
   /** Files of the revision the clone lacks: a later fetch may bring them. */
   lacking: ReadonlySet<string>;
   definitions: ReadonlyArray<{ ref: ProducerRef; manifest: Manifest }>;
@@ -61,14 +68,12 @@ export interface KeepContext {
 }
 
 /**
- * Whether the render is the same whenever this commit is rendered with these settings:
- * no folder mapped from outside the repository, no remote base, nothing the clone lacks,
- * no error that may pass (an unreachable chart, a timeout: a failed producer the render
- * could not key), and no chart picked by a version range or a moving tag, which a newer
- * chart may satisfy tomorrow.
+ * Whether a keepable render is the same whenever this commit is rendered with these
+ * settings: nothing the clone lacks, no error that may pass (an unreachable chart, a
+ * timeout: a failed producer the render could not key), and no chart picked by a version
+ * range or a moving tag, which a newer chart may satisfy tomorrow.
  */
 export function keepsWhole(cluster: RenderedCluster, ctx: KeepContext): boolean {
-  if (ctx.request.sources.length > 0 || ctx.settings.allowRemoteBases) return false;
   if (ctx.lacking.size > 0) return false;
   const producers = new Map(cluster.producers.map((p) => [producerKey(p), p]));
   for (const error of cluster.errors) {
@@ -115,9 +120,7 @@ function ociPinned(ref: Record<string, unknown>): boolean {
 }
 
 function record(value: unknown): Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : {};
+  return isRecord(value) ? value : {};
 }
 
 /**

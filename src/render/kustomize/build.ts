@@ -7,7 +7,7 @@ import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { ToolRunner } from '../../tool-runner.js';
 import { findKustomizationFile } from './generate.js';
-import { kustomizeBuildArgs, type KustomizeServer } from './kustomize-server.js';
+import type { KustomizeServer } from './kustomize-server.js';
 import { parseDocuments, yamlOverLimit } from '../yaml.js';
 import { MAX_YAML_FILE_BYTES, TOO_BIG, TOO_MANY_NODES, tooManyNodes } from '../yaml-bounds.js';
 import { FluxlensError } from '../../errors.js';
@@ -19,6 +19,13 @@ export interface KustomizeOptions {
   maxOutputBytes: number;
   /** The render's kustomize-server: one process for all its builds instead of one each. */
   server?: KustomizeServer | undefined;
+}
+
+/** The arguments of `kustomize build` for a folder, as kustomize-controller builds it. */
+export function kustomizeBuildArgs(dir: string, enableExecPlugins: boolean): string[] {
+  const args = ['build', dir, '--load-restrictor', 'LoadRestrictionsNone'];
+  if (enableExecPlugins) args.push('--enable-alpha-plugins', '--enable-exec');
+  return args;
 }
 
 export async function kustomizeBuild(

@@ -7,7 +7,7 @@
  * panicked or died) runs the kustomize binary instead, which says how that build fails.
  */
 import { z } from 'zod';
-import { CancelledError, SetupError, classify } from '../../errors.js';
+import { CancelledError, classify } from '../../errors.js';
 import {
   ToolError,
   describeCommand,
@@ -15,15 +15,8 @@ import {
   type ServerExit,
   type ToolRunner,
 } from '../../tool-runner.js';
-import type { KustomizeOptions } from './build.js';
+import { kustomizeBuildArgs, type KustomizeOptions } from './build.js';
 import { ServerConnection } from './server-connection.js';
-
-/** The arguments of `kustomize build` for a folder, as kustomize-controller builds it. */
-export function kustomizeBuildArgs(dir: string, enableExecPlugins: boolean): string[] {
-  const args = ['build', dir, '--load-restrictor', 'LoadRestrictionsNone'];
-  if (enableExecPlugins) args.push('--enable-alpha-plugins', '--enable-exec');
-  return args;
-}
 
 export type ServerBuildOptions = Pick<
   KustomizeOptions,
@@ -75,17 +68,6 @@ export class KustomizeServer {
   /** Nothing starts until the first build; `runner`'s signal stops the process. */
   constructor(runner: ToolRunner) {
     this.#runner = runner;
-  }
-
-  /** A server for `runner` when kustomize-server is installed, else undefined. */
-  static async ifInstalled(runner: ToolRunner): Promise<KustomizeServer | undefined> {
-    try {
-      await runner.resolve('kustomize-server');
-      return new KustomizeServer(runner);
-    } catch (err) {
-      if (err instanceof SetupError) return undefined;
-      throw err;
-    }
   }
 
   /** What `kustomize build dir` prints, or the ToolError its run would fail with. */
