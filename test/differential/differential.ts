@@ -73,10 +73,16 @@ export interface Differential<T> {
   arbitrary: fc.Arbitrary<T>;
   /** Both answers to one case. Throwing means the oracle broke, not a disagreement. */
   answer: (input: T) => Promise<{ fluxlens: Outcome; flux: Outcome }>;
+  /**
+   * From this many generated cases on, a run must see both kinds of agreement (both sides
+   * succeed on more than a quarter, both fail on some): a generator that makes one side
+   * fail (or succeed) on everything proves little. Replays of one path are exempt.
+   */
+  bothKindsFrom: number;
 }
 
 /** What a run compared: a run where one kind never happens proves little. */
-export interface Tally {
+interface Tally {
   cases: number;
   bothSucceeded: number;
   bothFailed: number;
@@ -87,7 +93,7 @@ export interface Tally {
 export async function expectAgreement<T>(
   d: Differential<T>,
   settings: DifferentialSettings,
-): Promise<Tally> {
+): Promise<void> {
   let broken: unknown;
   const tally: Tally = { cases: 0, bothSucceeded: 0, bothFailed: 0, perSecond: 0 };
   const property = fc.asyncProperty(d.arbitrary, async (input) => {
@@ -128,9 +134,14 @@ export async function expectAgreement<T>(
   }
   if (details.failed) throw new Error(`${d.subject}: ${String(details.errorInstance)}`);
   tally.perSecond = Math.round(tally.cases / seconds);
+  if (settings.path === undefined && settings.runs >= d.bothKindsFrom) {
+    if (tally.bothSucceeded <= tally.cases / 4 || tally.bothFailed === 0)
+      throw new Error(
+        `${d.subject}: ${tally.cases} cases, ${tally.bothSucceeded} succeeded and ${tally.bothFailed} failed on both sides: the generator does not reach both kinds of agreement`,
+      );
+  }
   console.info(
     `${d.subject}: ${tally.cases} cases agree with Flux, ${tally.bothSucceeded} succeeded and ` +
       `${tally.bothFailed} failed on both sides (seed ${settings.seed}, ${tally.perSecond} cases/s)`,
   );
-  return tally;
 }
