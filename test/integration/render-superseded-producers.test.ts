@@ -6,17 +6,7 @@
  * every producer it defined and every object it rendered go, and the cluster is the same
  * in every order.
  */
-import {
-  chmodSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
@@ -26,6 +16,7 @@ import { DEFAULT_RENDER_SETTINGS, type RenderSettings } from '../../src/render/e
 import { ToolRunner } from '../../src/tool-runner.js';
 import { builtinEngine, testHelmSettings } from '../support/render.js';
 import { makeRepo, yamlStream as yaml, type TestRepo } from '../support/repo.js';
+import { wrappedKustomizeTools } from '../support/tools.js';
 
 const cleanup: Array<() => void> = [];
 afterAll(() => cleanup.reverse().forEach((step) => step()));
@@ -85,28 +76,18 @@ function supersededFleet(): TestRepo {
  * render open while the others of its round finish.
  */
 function holdingTools(held: string): { bin: string; release: () => void } {
-  const real = loadConfig().toolsBinDir;
-  const kustomize = join(real, 'kustomize');
-  if (!existsSync(kustomize)) throw new Error('kustomize not found: run scripts/install-tools');
-  const dir = mkdtempSync(join(tmpdir(), 'fluxlens-holding-tools-'));
-  cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
-  const bin = join(dir, 'bin');
-  mkdirSync(bin);
-  for (const name of readdirSync(real)) {
-    if (name !== 'kustomize') symlinkSync(join(real, name), join(bin, name));
-  }
-  const release = join(dir, 'release');
-  const script = `#!/bin/sh
+  const tools = wrappedKustomizeTools(
+    (kustomize, dir) => `#!/bin/sh
 if [ "$1" = build ]; then
   case "$2" in
-    */${held}) while [ ! -e '${release}' ]; do sleep 0.05; done ;;
+    */${held}) while [ ! -e '${join(dir, 'release')}' ]; do sleep 0.05; done ;;
   esac
 fi
 exec '${kustomize}' "$@"
-`;
-  writeFileSync(join(bin, 'kustomize'), script);
-  chmodSync(join(bin, 'kustomize'), 0o755);
-  return { bin, release: () => writeFileSync(release, '') };
+`,
+  );
+  cleanup.push(tools.remove);
+  return { bin: tools.bin, release: () => writeFileSync(join(tools.dir, 'release'), '') };
 }
 
 /** Renders with concurrency 1: producers of a round in the order of their files. */
