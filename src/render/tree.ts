@@ -85,6 +85,26 @@ export async function copyTree(
 }
 
 /**
+ * Whether copyTree with `keep` would copy `src` whole: no symlink, no `.git`, and no file
+ * or folder the filter drops. Then the tree itself can serve where its artifact is asked
+ * for, without a copy (one readdir per folder instead of a link per file).
+ */
+export async function keepsWholeTree(src: string, keep: TreeFilter): Promise<boolean> {
+  const walk = async (rel: string): Promise<boolean> => {
+    const entries = await readdir(join(src, rel), { withFileTypes: true });
+    for (const entry of entries) {
+      const childRel = rel ? `${rel}/${entry.name}` : entry.name;
+      if (entry.name === '.git' || entry.isSymbolicLink()) return false;
+      const isDir = entry.isDirectory();
+      if (!keep(childRel, isDir)) return false;
+      if (isDir && !(await walk(childRel))) return false;
+    }
+    return true;
+  };
+  return walk('');
+}
+
+/**
  * Hard-links the listed files of `src` (paths relative to it, '/'-separated) into `dest`,
  * with the listed folders and every folder a file needs: one build's private copy of
  * only what it reads.

@@ -9,7 +9,7 @@ import { join, posix, resolve, sep } from 'node:path';
 import type { Manifest } from '../../model/index.js';
 import type { SourceMapping } from '../source-mapping.js';
 import { SourceIgnore } from './source-ignore.js';
-import { copyTree } from '../tree.js';
+import { copyTree, keepsWholeTree } from '../tree.js';
 
 export interface SourceRef {
   kind: string;
@@ -90,7 +90,8 @@ export class Sources {
   /**
    * The source's artifact in the workspace. The reviewed repository is already the
    * renderer's own copy, so its artifact hard-links it (nothing writes into either, see
-   * tree.ts); a mapped folder is the user's, and is copied.
+   * tree.ts), or is that copy itself when the ignore rules leave out nothing of it; a
+   * mapped folder is the user's, and is copied.
    */
   private copy(dir: string, ignore: string | undefined, mode: 'link' | 'copy'): Promise<string> {
     const key = `${dir}\0${ignore ?? ''}`;
@@ -99,10 +100,9 @@ export class Sources {
       copy = (async () => {
         const dest = join(this.workspace, `source-${this.#copies.size}`);
         const rules = await SourceIgnore.load(dir, ignore);
-        await copyTree(dir, dest, {
-          mode,
-          keep: (rel, isDir) => !rules.ignores(rel, isDir),
-        });
+        const keep = (rel: string, isDir: boolean) => !rules.ignores(rel, isDir);
+        if (mode === 'link' && (await keepsWholeTree(dir, keep))) return dir;
+        await copyTree(dir, dest, { mode, keep });
         return dest;
       })();
       this.#copies.set(key, copy);
