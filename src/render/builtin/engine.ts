@@ -62,6 +62,8 @@ export class BuiltinEngine implements RenderEngine {
       (await this.serverVersion()) !== undefined
         ? new KustomizeServer(this.deps.runner)
         : undefined;
+    // Started now, it is ready by the first build: export and discovery come first.
+    server?.warm();
     try {
       const memo = { leads: this.#leads, store: this.store() };
       const select = buildReads(this.deps.runner, resolve(request.repoDir), request.entry, memo);

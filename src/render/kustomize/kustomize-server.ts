@@ -65,9 +65,19 @@ export class KustomizeServer {
   #crashes = 0;
   #closed = false;
 
-  /** Nothing starts until the first build; `runner`'s signal stops the process. */
+  /** Nothing starts until warm() or the first build; `runner`'s signal stops the process. */
   constructor(runner: ToolRunner) {
     this.#runner = runner;
+  }
+
+  /**
+   * Starts the process ahead of the first build, so that its start (kustomize loads its
+   * OpenAPI schema, about 0.1 s) overlaps the render's other work. A start that fails is
+   * tried again by the first build, which then runs the binary as it would have.
+   */
+  warm(): void {
+    if (this.#closed || this.#crashes >= MAX_CRASHES) return;
+    this.#connect().catch(() => undefined);
   }
 
   /** What `kustomize build dir` prints, or the ToolError its run would fail with. */
