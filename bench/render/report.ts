@@ -119,7 +119,7 @@ function notes(row: Row): string {
       );
     if (t['builds-run'] !== undefined)
       parts.push(
-        `builds: ${t['builds-cached'] ?? 0} cached, ${t['builds-run']} run; renders kept: ${t['renders-kept'] ?? 0}`,
+        `builds: ${t['builds-cached'] ?? 0} cached, ${t['builds-run']} run, ${t['builds-carried'] ?? 0} carried; renders kept: ${t['renders-kept'] ?? 0}`,
       );
   }
   if (row.summary)

@@ -134,15 +134,22 @@ function sameCommit(run: Run, revisions: ResolvedRevisions, failOn: FailOn): Ana
 }
 
 /**
- * How many builds the render cache answered, and how many ran, on both sides; and how many
- * renders it gave back whole (a commit rendered before).
+ * How many builds the render cache answered, and how many ran, on both sides; how many the
+ * head keyed from what they read at base (carried-builds.ts); and how many renders the
+ * cache gave back whole (a commit rendered before).
  */
 function cacheCounts(rendered: readonly RenderedPair[]): Record<string, number> {
   const sides = rendered.flatMap((r) => [r.base.cache, r.head.cache]);
   if (sides.every((c) => c === undefined)) return {};
   const sum = (key: 'hits' | 'misses') => sides.reduce((n, c) => n + (c?.[key] ?? 0), 0);
   const kept = sides.filter((c) => c?.whole === true).length;
-  return { 'builds-cached': sum('hits'), 'builds-run': sum('misses'), 'renders-kept': kept };
+  const carried = sides.reduce((n, c) => n + (c?.carried ?? 0), 0);
+  return {
+    'builds-cached': sum('hits'),
+    'builds-run': sum('misses'),
+    'builds-carried': carried,
+    'renders-kept': kept,
+  };
 }
 
 /**

@@ -3,6 +3,7 @@
  * at a revision. It never writes to the user's repository (no checkout, no index, no refs);
  * the only repositories it writes are the worker's own bare mirrors under its cache.
  */
+export { changedPaths } from './changed-paths.js';
 export { exportTree, resolveRevision } from './export-tree.js';
 export { listTree, type TreeFile } from './list-tree.js';
 export { readBlobs, UnreadableBlobsError } from './read-blobs.js';

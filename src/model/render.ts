@@ -113,8 +113,10 @@ export interface RenderedCluster {
   /**
    * Builds taken from the render cache, and builds that ran; absent without a cache.
    * `whole`: the render of this commit was read back whole from the cache (nothing built).
+   * `carried`: Kustomizations keyed from the record of what they read at the review's other
+   * revision, none of which git says changed: their files were neither read nor digested.
    */
-  cache?: { hits: number; misses: number; whole?: true };
+  cache?: { hits: number; misses: number; whole?: true; carried?: number };
 }
 
 export function producerKey(ref: ProducerRef): string {

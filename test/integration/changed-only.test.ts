@@ -171,4 +171,43 @@ describe('a review with the render cache on', () => {
     expect(withoutTimings(again)).toEqual(withoutTimings(full));
     expect(changedOnly.summary.changed).toBeGreaterThan(0);
   });
+
+  it("keys the head's Kustomizations from what they read at base where git says none of it changed", async () => {
+    const cases: Array<{ edit: Edit; carried: number }> = [
+      // Only README.md changed: the seven Kustomizations keep their reads.
+      { edit: {}, carried: 7 },
+      // shared.yaml is read by three of a to e: flux-system, apps and two apps are carried.
+      { edit: { shared: 'x' }, carried: 4 },
+      // vars.yaml is flux-system's: its output redefines apps, which redefines a to e.
+      { edit: { tier: 'x' }, carried: 0 },
+      // f's folder is new, and apps lists the folder f is added to.
+      { edit: { addF: 'x', removeE: 'x' }, carried: 5 },
+    ];
+    for (const { edit, carried } of cases) {
+      const { repo, base, head } = twoRevisions(edit);
+      const dir = mkdtempSync(join(tmpdir(), 'fluxlens-render-cache-'));
+      folders.push(dir);
+      const machine = { ...testMachine, renderCache: { dir, maxBytes: 64 * 1024 * 1024 } };
+      const changedOnly = await analyzeBranches(repo.dir, base, head, { machine });
+      expect(changedOnly.timings?.['builds-carried'], JSON.stringify(edit)).toBe(carried);
+      const full = await analyzeBranches(repo.dir, base, head);
+      expect(withoutTimings(changedOnly)).toEqual(withoutTimings(full));
+    }
+  });
+
+  it('keeps what the builds read with a render kept whole, for the next head of the same base', async () => {
+    const { repo, base, head } = twoRevisions({ shared: 'x' });
+    const dir = mkdtempSync(join(tmpdir(), 'fluxlens-render-cache-'));
+    folders.push(dir);
+    const machine = { ...testMachine, renderCache: { dir, maxBytes: 64 * 1024 * 1024 } };
+    await analyzeBranches(repo.dir, base, head, { machine });
+    repo.write({ 'README.md': 'pushed again\n' });
+    const next = repo.commit('next');
+    const again = await analyzeBranches(repo.dir, base, next, { machine });
+    // The base is read back whole, with its record: only the three consumers are keyed anew.
+    expect(again.timings).toMatchObject({ 'renders-kept': 1, 'builds-carried': 4 });
+    expect(withoutTimings(again)).toEqual(
+      withoutTimings(await analyzeBranches(repo.dir, base, next)),
+    );
+  });
 });

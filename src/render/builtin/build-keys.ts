@@ -15,6 +15,7 @@ import {
 } from '../kustomize/index.js';
 import { renderCacheKey, type RenderCache, type RenderMemo } from '../cache/index.js';
 import type { BuildInput } from './build-kustomization.js';
+import type { BuildReadsRecord, CarriedBuilds } from './carried-builds.js';
 import { substitutionInputs, type VariableLookups } from './post-build-substitution.js';
 
 /** What keys a Kustomization by its content, and the stores that use the keys. */
@@ -26,6 +27,11 @@ export interface KustomizeKeying {
   store?: RenderCache | undefined;
   /** The outcomes of the review's other render; absent: every producer builds. */
   memo?: RenderMemo | undefined;
+  /**
+   * What this render's builds of the repository read, and what the last render's still
+   * tell (see carried-builds.ts); absent: every build's inputs are read for its key.
+   */
+  reads?: { record: BuildReadsRecord; carried?: CarriedBuilds | undefined } | undefined;
 }
 
 /**
@@ -84,7 +90,7 @@ export function producerKey(
   build: string,
   ctx: VariableLookups,
   input: BuildInput,
-  generated: GeneratedKustomization,
+  generated: Pick<GeneratedKustomization, 'fluxWantsOrigin'>,
 ): string {
   return renderCacheKey([
     'kustomization/1',

@@ -20,7 +20,8 @@ import {
   type GeneratedKustomization,
   type KustomizeServer,
 } from '../kustomize/index.js';
-import { reuseOrBuild } from '../cache/index.js';
+import { reuse, reuseOrBuild } from '../cache/index.js';
+import { buildReads, buildSpec, type BuildReadsRecord } from './carried-builds.js';
 import { buildKey, producerKey, readBuildInputs, type KustomizeKeying } from './build-keys.js';
 import { type KeyedOutcome, withInputKey } from './input-key.js';
 import {
@@ -29,6 +30,7 @@ import {
   type RenderedObject,
   type SecretDerived,
   objectMeta,
+  producerKey as producerRefKey,
   stringifyManifest,
 } from '../../model/index.js';
 import { lackingInput, lackingMessage } from './lacking-input.js';
@@ -68,6 +70,8 @@ export interface BuildInput {
   sourceRoot: string;
   /** Prefix for file attribution: '' for the reviewed repository, 'SOURCE:' otherwise. */
   filePrefix: string;
+  /** The source's spec.ignore, which shapes what its artifact holds. */
+  sourceIgnore?: string | undefined;
   /** Normalised path inside the source ('.' for the root). */
   path: string;
 }
@@ -81,6 +85,8 @@ export async function buildKustomization(
   ctx: BuildContext,
   input: BuildInput,
 ): Promise<KeyedOutcome<BuildOutcome>> {
+  const carried = await carriedBuild(ctx, input);
+  if (carried !== undefined) return carried;
   const copy = ctx.scratchDir();
   let key: string | undefined;
   try {
@@ -99,6 +105,9 @@ export async function buildKustomization(
     const build =
       keying && inputs && buildKey(keying, ctx.settings, input, generated, written, inputs);
     key = build !== undefined ? producerKey(build, ctx, input, generated) : undefined;
+    const record = readsRecord(ctx, input);
+    if (record && build !== undefined && inputs?.direct === true)
+      record.set(producerRefKey(input.ref), buildReads(input, build, generated, inputs));
     const outcome = await reuseOrBuild<BuildOutcome>(
       keying ?? {},
       key,
@@ -117,6 +126,38 @@ export async function buildKustomization(
   } finally {
     await rm(copy, { recursive: true, force: true });
   }
+}
+
+/**
+ * Where this build's reads are recorded: only builds of the reviewed repository, which git
+ * can tell changes of, and only where the revision's files are all there.
+ */
+function readsRecord(ctx: BuildContext, input: BuildInput): BuildReadsRecord | undefined {
+  return input.filePrefix === '' && ctx.lacking.size === 0 ? ctx.keying?.reads?.record : undefined;
+}
+
+/**
+ * The outcome kept for this producer when the last render's record shows its build reads
+ * what it read then (carried-builds.ts): the build's key is taken from the record, the
+ * producer's key made as always, and its outcome reused; undefined: key it from its files.
+ */
+async function carriedBuild(
+  ctx: BuildContext,
+  input: BuildInput,
+): Promise<KeyedOutcome<BuildOutcome> | undefined> {
+  const keying = ctx.keying;
+  const record = readsRecord(ctx, input);
+  const carried = keying?.reads?.carried;
+  if (keying === undefined || record === undefined || carried === undefined) return undefined;
+  const producer = producerRefKey(input.ref);
+  const reads = carried.unchanged(producer, buildSpec(input));
+  if (reads === undefined) return undefined;
+  const key = producerKey(reads.build, ctx, input, reads);
+  const outcome = await reuse<BuildOutcome>(keying, key, (kept) => kept);
+  if (outcome === undefined) return undefined;
+  carried.taken += 1;
+  record.set(producer, reads);
+  return withInputKey(outcome, key);
 }
 
 /** kustomize's output for the build, from the render cache or from kustomize, post-built. */

@@ -103,6 +103,7 @@ async function buildFluxKustomization(
     ref: target.ref,
     sourceRoot: resolved.root,
     filePrefix: resolved.isRepository ? '' : `${resolved.id}:`,
+    sourceIgnore: resolved.ignore,
     path: target.path,
   });
   if ('error' in outcome) {

@@ -4,7 +4,7 @@
  * rendered output. Failures stay with their producer; the rest of the cluster renders.
  */
 import { join, resolve } from 'node:path';
-import { FluxlensError, SetupError, UsageError } from '../../errors.js';
+import { FluxlensError, SetupError, UsageError, classify } from '../../errors.js';
 import type { ProducerBuildDeps } from './build-producer.js';
 import type { KustomizeKeying } from './build-keys.js';
 import type { TemplateCache } from '../helm/index.js';
@@ -16,9 +16,15 @@ import {
   type OutcomeStores,
   type RenderMemo,
 } from '../cache/index.js';
-import { resolveRevision } from '../../git/index.js';
+import { changedPaths, resolveRevision } from '../../git/index.js';
 import type { ToolRunner } from '../../tool-runner.js';
 import { keepable, keepsWhole, seedMemo, wholeRenderKey } from './whole-render.js';
+import {
+  CarriedBuilds,
+  readBuildReads,
+  writeBuildReads,
+  type BuildReadsRecord,
+} from './carried-builds.js';
 import {
   type Manifest,
   type RenderedCluster,
@@ -52,9 +58,13 @@ export class BuiltinEngine implements RenderEngine {
     request: RenderRequest,
     onProgress?: (p: RenderProgress) => void,
   ): Promise<RenderedCluster> {
-    const whole = await this.wholeRender(request);
+    const sha = await this.commit(request);
+    const whole = await this.wholeRender(request, sha);
     if (whole?.kept !== undefined) {
       if (request.memo) seedMemo(request.memo, whole.kept);
+      const store = this.store();
+      if (request.memo && sha !== undefined && store)
+        this.#reads.set(request.memo, { sha, record: await readBuildReads(store, whole.key) });
       return whole.kept;
     }
     const workspace = await createWorkspace('fluxlens-');
@@ -86,7 +96,8 @@ export class BuiltinEngine implements RenderEngine {
           `no Flux Kustomization or HelmRelease found under '${entry}'`,
         );
       }
-      const where = { workspace, repoRoot, lacking, wholeKey: whole?.key, server };
+      const reads = await this.buildReads(request, sha);
+      const where = { workspace, repoRoot, lacking, wholeKey: whole?.key, server, reads };
       return await this.renderCluster(request, where, found, onProgress);
     } finally {
       await server?.close();
@@ -104,6 +115,8 @@ export class BuiltinEngine implements RenderEngine {
       wholeKey: string | undefined;
       /** Builds through one kustomize-server process when it is installed. */
       server: KustomizeServer | undefined;
+      /** What this render's builds read, and what the review's other render's still tell. */
+      reads: KustomizeKeying['reads'];
     },
     found: Discovery,
     onProgress?: (p: RenderProgress) => void,
@@ -123,6 +136,7 @@ export class BuiltinEngine implements RenderEngine {
     const sources = new Sources(workspace, repoRoot, request.repoUrl, request.sources, lookup);
     let builds = 0;
     const cache = await this.keying(request.memo);
+    cache.kustomize.reads = where.reads;
     const common = {
       runner: this.deps.runner,
       settings: this.deps.settings,
@@ -169,13 +183,51 @@ export class BuiltinEngine implements RenderEngine {
     }
     const cluster = producers.result({ ...(await this.toolVersions()) });
     const store = cache.kustomize.store;
-    if (store) cluster.cache = { ...store.stats };
+    const carried = where.reads?.carried?.taken;
+    if (store) cluster.cache = { ...store.stats, ...(carried ? { carried } : {}) };
     if (store && where.wholeKey !== undefined) {
       const definitions = producers.definitions();
-      if (keepsWhole(cluster, { lacking, definitions, lookup }))
+      if (keepsWhole(cluster, { lacking, definitions, lookup })) {
         await writeCluster(store, where.wholeKey, cluster);
+        if (where.reads) await writeBuildReads(store, where.wholeKey, where.reads.record);
+      }
     }
     return cluster;
+  }
+
+  /**
+   * The commit a render of `request` renders, when its render may be kept or carried: a
+   * render with a mapped folder or remote bases reads from outside the commit.
+   */
+  private async commit(request: RenderRequest): Promise<string | undefined> {
+    if (request.rev === undefined || !keepable(request, this.deps.settings)) return undefined;
+    return commitOf(this.deps.runner, request.repoDir, request.rev);
+  }
+
+  /**
+   * Where this render of a commit records what its builds read, for the review's other
+   * render and for a render kept whole, and what the record of the last render with the
+   * same memo still tells: its commit and this one differ in the paths git names.
+   */
+  private async buildReads(
+    request: RenderRequest,
+    sha: string | undefined,
+  ): Promise<KustomizeKeying['reads']> {
+    if (sha === undefined) return undefined;
+    const record: BuildReadsRecord = new Map();
+    const memo = request.memo;
+    const last = memo && this.#reads.get(memo);
+    if (memo) this.#reads.set(memo, { sha, record });
+    if (last === undefined) return { record };
+    const repoDir = resolve(request.repoDir);
+    const changed = await changedPaths(this.deps.runner, repoDir, last.sha, sha).catch(
+      (err: unknown) => {
+        if (classify(err) === 'cancelled') throw err;
+        return undefined;
+      },
+    );
+    const carried = changed && CarriedBuilds.between(last.record, changed);
+    return { record, carried };
   }
 
   /**
@@ -185,13 +237,10 @@ export class BuiltinEngine implements RenderEngine {
    */
   private async wholeRender(
     request: RenderRequest,
+    sha: string | undefined,
   ): Promise<{ key: string; kept?: RenderedCluster } | undefined> {
     const store = this.store();
-    const rev = request.rev;
-    if (store === undefined || rev === undefined || !keepable(request, this.deps.settings))
-      return undefined;
-    const sha = await commitOf(this.deps.runner, request.repoDir, rev);
-    if (sha === undefined) return undefined;
+    if (store === undefined || sha === undefined) return undefined;
     const key = wholeRenderKey(sha, request, this.deps.settings, await this.toolVersions());
     const kept = await readCluster(store, key);
     if (kept === undefined) return { key };
@@ -236,6 +285,8 @@ export class BuiltinEngine implements RenderEngine {
   #versions: Promise<Record<string, string>> | undefined;
   /** What each blob leads builds to read: the two revisions of a review share most blobs. */
   readonly #leads: LeadsMemo = new Map();
+  /** What the last render with each memo read (carried-builds.ts), and of which commit. */
+  readonly #reads = new WeakMap<RenderMemo, { sha: string; record: BuildReadsRecord }>();
 
   /**
    * Asked once per engine: both sides of a diff render with the same tools. kustomize-server

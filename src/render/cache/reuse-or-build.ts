@@ -23,22 +23,31 @@ export async function reuseOrBuild<T extends MemoOutcome>(
   read: (kept: MemoOutcome) => T | undefined,
   build: () => Promise<T>,
 ): Promise<T> {
-  if (key !== undefined) {
-    const kept = stores.memo?.get(key);
-    const unchanged = kept && read(kept);
-    if (unchanged) {
-      stores.memo?.note(key, unchanged, 'unchanged');
-      return unchanged;
-    }
-    const stored = stores.store && (await readOutcome(stores.store, key));
-    const cached = stored && read(stored);
-    if (cached) {
-      stores.memo?.note(key, cached, 'cached');
-      return cached;
-    }
-  }
+  const kept = key !== undefined ? await reuse(stores, key, read) : undefined;
+  if (kept) return kept;
   const outcome = await build();
   if (key !== undefined && stores.store) await writeOutcome(stores.store, key, outcome);
   stores.memo?.note(key, outcome, 'rendered');
   return outcome;
+}
+
+/** The outcome kept under `key` by the other render or the render cache, counted; or nothing. */
+export async function reuse<T extends MemoOutcome>(
+  stores: OutcomeStores,
+  key: string,
+  read: (kept: MemoOutcome) => T | undefined,
+): Promise<T | undefined> {
+  const kept = stores.memo?.get(key);
+  const unchanged = kept && read(kept);
+  if (unchanged) {
+    stores.memo?.note(key, unchanged, 'unchanged');
+    return unchanged;
+  }
+  const stored = stores.store && (await readOutcome(stores.store, key));
+  const cached = stored && read(stored);
+  if (cached) {
+    stores.memo?.note(key, cached, 'cached');
+    return cached;
+  }
+  return undefined;
 }

@@ -18,7 +18,14 @@ export interface SourceRef {
 }
 
 export type SourceResolution =
-  | { kind: 'found'; id: string; root: string; isRepository: boolean }
+  | {
+      kind: 'found';
+      id: string;
+      root: string;
+      isRepository: boolean;
+      /** The source's spec.ignore: rules its artifact leaves files out by, besides .sourceignore. */
+      ignore?: string | undefined;
+    }
   | { kind: 'skipped'; id: string; reason: string };
 
 /** Compares git URLs the way people write them: scheme, user, `.git` and case aside. */
@@ -60,7 +67,8 @@ export class Sources {
       const dir = resolve(mapped.dir);
       const isRepository =
         (await realpath(dir).catch(() => dir)) === (await realpath(this.repositoryRoot));
-      return { kind: 'found', id, root: await this.copy(dir, ignore, 'copy'), isRepository };
+      const root = await this.copy(dir, ignore, 'copy');
+      return { kind: 'found', id, root, isRepository, ignore };
     }
     if (ref.kind === 'GitRepository' && this.isOwnRepository(ref, object)) {
       return {
@@ -68,6 +76,7 @@ export class Sources {
         id,
         root: await this.copy(this.repositoryRoot, ignore, 'link'),
         isRepository: true,
+        ignore,
       };
     }
     const reason = object

@@ -1,0 +1,135 @@
+/**
+ * What each Kustomization's build read at one commit, kept so that a render of another
+ * commit of the same repository can take the build's key from it when git says that none
+ * of those paths changed: the build would read the same bytes, so its key is the same,
+ * and its files are neither read nor digested again. A review renders its base, then its
+ * head, which differs in a few files; a render kept whole keeps these with it.
+ *
+ * Only builds of the reviewed repository are recorded (git knows nothing of another
+ * source), only when every path they reached is its own (a symlink's target is not the
+ * path git names), and nothing is carried across a change to a `.sourceignore` file,
+ * which changes what every build of the repository can see.
+ */
+import { posix } from 'node:path';
+import { z } from 'zod';
+import { renderCacheKey, type RenderCache } from '../cache/index.js';
+import type { BuildInputSet, GeneratedKustomization } from '../kustomize/index.js';
+import type { BuildInput } from './build-kustomization.js';
+
+/** One build's reads, repository-relative, and the key they gave. */
+const BuildReads = z.object({
+  /** The build's key (build-keys.ts). */
+  build: z.string(),
+  /** Whether Flux asks kustomize for origins (the kustomization file's say). */
+  fluxWantsOrigin: z.boolean(),
+  /** What else the build's key holds (see buildSpec). */
+  spec: z.string(),
+  /** Files read, or looked for and missing. */
+  files: z.array(z.string()),
+  /** Folders whose entries the build looked at: each is searched for a kustomization file. */
+  dirs: z.array(z.string()),
+  /** Folders read whole, every file below: a generated kustomization lists its folder. */
+  trees: z.array(z.string()),
+});
+export type BuildReads = z.infer<typeof BuildReads>;
+
+/** The builds of one render, by their producer's key ('Kustomization/ns/name'). */
+export type BuildReadsRecord = Map<string, BuildReads>;
+
+/**
+ * What a build's key holds besides the files it read: the Kustomization as its parent's
+ * substitution left it, its path, and the ignore rules of the artifact it reads.
+ */
+export function buildSpec(input: BuildInput): string {
+  return renderCacheKey(['build-spec/1', input.ks, input.path, input.sourceIgnore ?? '']);
+}
+
+/** The reads of a build that ran (or was keyed), as a record keeps them. */
+export function buildReads(
+  input: BuildInput,
+  build: string,
+  generated: GeneratedKustomization,
+  inputs: BuildInputSet,
+): BuildReads {
+  const top = generated.generated
+    ? []
+    : [input.path === '.' ? generated.fileName : `${input.path}/${generated.fileName}`];
+  return {
+    build,
+    fluxWantsOrigin: generated.fluxWantsOrigin,
+    spec: buildSpec(input),
+    files: [...top, ...inputs.files.map(([path]) => path)],
+    dirs: [...new Set([input.path, ...inputs.dirs])],
+    trees: generated.generated ? [input.path] : [],
+  };
+}
+
+/** The paths changed between the recorded commit and this one, and what they leave as it was. */
+export class CarriedBuilds {
+  /** How many builds were keyed from the record: counted by their caller. */
+  taken = 0;
+  readonly #records: ReadonlyMap<string, BuildReads>;
+  readonly #files: ReadonlySet<string>;
+  /** The folder of each changed path. */
+  readonly #parents = new Set<string>();
+  /** Every folder above a changed path, the root ('.') included. */
+  readonly #ancestors = new Set<string>();
+
+  private constructor(records: ReadonlyMap<string, BuildReads>, changed: readonly string[]) {
+    this.#records = records;
+    this.#files = new Set(changed);
+    for (const path of changed) {
+      let dir = posix.dirname(path);
+      this.#parents.add(dir);
+      for (;;) {
+        this.#ancestors.add(dir);
+        if (dir === '.') break;
+        dir = posix.dirname(dir);
+      }
+    }
+  }
+
+  /** Undefined when nothing can be carried: a `.sourceignore` changed. */
+  static between(
+    records: ReadonlyMap<string, BuildReads>,
+    changed: readonly string[],
+  ): CarriedBuilds | undefined {
+    if (changed.some((path) => posix.basename(path) === '.sourceignore')) return undefined;
+    return new CarriedBuilds(records, changed);
+  }
+
+  /** The recorded build of `producer`, if its spec is the same and nothing it read changed. */
+  unchanged(producer: string, spec: string): BuildReads | undefined {
+    const reads = this.#records.get(producer);
+    if (reads === undefined || reads.spec !== spec) return undefined;
+    if (reads.files.some((file) => this.#files.has(file))) return undefined;
+    if (reads.dirs.some((dir) => this.#parents.has(dir))) return undefined;
+    if (reads.trees.some((tree) => this.#ancestors.has(tree))) return undefined;
+    return reads;
+  }
+}
+
+const Stored = z.object({ v: z.literal(1), builds: z.record(z.string(), BuildReads) });
+
+function storeKey(renderKey: string): string {
+  return renderCacheKey(['build-reads/1', renderKey]);
+}
+
+/** Keeps a render's record beside the render kept whole under `renderKey`. */
+export async function writeBuildReads(
+  store: RenderCache,
+  renderKey: string,
+  record: BuildReadsRecord,
+): Promise<void> {
+  const text = JSON.stringify({ v: 1, builds: Object.fromEntries(record) });
+  await store.put(storeKey(renderKey), text);
+}
+
+/** The record kept with the render under `renderKey`; empty when there is none to trust. */
+export async function readBuildReads(
+  store: RenderCache,
+  renderKey: string,
+): Promise<BuildReadsRecord> {
+  const stored = await store.getParsed(storeKey(renderKey), Stored, 'never');
+  return new Map(Object.entries(stored?.builds ?? {}));
+}
