@@ -4,6 +4,7 @@
  * children, duplicates and cycles. Build mechanics live in build-producer.ts.
  */
 import { posix } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { buildProducer, type ProducerBuildDeps } from './build-producer.js';
 import { dropProducer, objectIndexKey } from './drop-producer.js';
 import {
@@ -28,7 +29,6 @@ import {
   type SecretDerived,
   objectMeta,
   producerKey,
-  stringifyManifest,
 } from '../../model/index.js';
 import type { RenderProgress } from '../engine.js';
 import { appliedTwiceErrors } from '../applied-twice.js';
@@ -82,8 +82,9 @@ function keyName(key: string): string {
   return key.replace(/^(Kustomization|HelmRelease)\//, '');
 }
 
-function specFingerprint(manifest: Manifest): string {
-  return stringifyManifest({ spec: manifest['spec'] ?? null });
+/** Whether two definitions say the same: their specs, key order aside. */
+function sameSpec(a: Manifest, b: Manifest): boolean {
+  return isDeepStrictEqual(a['spec'] ?? null, b['spec'] ?? null);
 }
 
 export class Producers {
@@ -107,10 +108,7 @@ export class Producers {
     const key = producerKey(ref);
     const existing = this.#entries.get(key);
     if (existing) {
-      if (
-        specFingerprint(existing.manifest) !== specFingerprint(item.manifest) &&
-        'file' in existing.origin
-      ) {
+      if (!sameSpec(existing.manifest, item.manifest) && 'file' in existing.origin) {
         this.#errors.push({
           producer: ref,
           file: item.file,
@@ -306,7 +304,7 @@ export class Producers {
       });
       return;
     }
-    const changed = specFingerprint(existing.manifest) !== specFingerprint(manifest);
+    const changed = !sameSpec(existing.manifest, manifest);
     const redo = this.newEntry(key, ref, manifest, { parent: parent.key });
     if (!changed) {
       existing.origin = redo.origin;
