@@ -84,24 +84,56 @@ export async function copyTree(
   await walk('');
 }
 
+/** One entry of a tree, by its path relative to the tree ('/'-separated). */
+export interface TreeEntry {
+  path: string;
+  kind: 'file' | 'dir' | 'link' | 'other';
+}
+
+/** Folders read at once while walking a tree: each is a round trip to the thread pool. */
+const DIRS_IN_FLIGHT = 16;
+
 /**
- * Whether copyTree with `keep` would copy `src` whole: no symlink, no `.git`, and no file
- * or folder the filter drops. Then the tree itself can serve where its artifact is asked
- * for, without a copy (one readdir per folder instead of a link per file).
+ * Every entry below `root`, symlinks not followed and `.git` listed but not entered, in
+ * no particular order: folders are read concurrently, where a walk one folder at a time
+ * waits for each in turn.
  */
-export async function keepsWholeTree(src: string, keep: TreeFilter): Promise<boolean> {
-  const walk = async (rel: string): Promise<boolean> => {
-    const entries = await readdir(join(src, rel), { withFileTypes: true });
-    for (const entry of entries) {
-      const childRel = rel ? `${rel}/${entry.name}` : entry.name;
-      if (entry.name === '.git' || entry.isSymbolicLink()) return false;
-      const isDir = entry.isDirectory();
-      if (!keep(childRel, isDir)) return false;
-      if (isDir && !(await walk(childRel))) return false;
-    }
-    return true;
-  };
-  return walk('');
+export async function walkTree(root: string): Promise<TreeEntry[]> {
+  const out: TreeEntry[] = [];
+  let level = [''];
+  while (level.length > 0) {
+    const next: string[] = [];
+    await mapLimit(level, DIRS_IN_FLIGHT, async (rel) => {
+      for (const entry of await readdir(join(root, rel), { withFileTypes: true })) {
+        const path = rel ? `${rel}/${entry.name}` : entry.name;
+        const kind = entry.isSymbolicLink()
+          ? 'link'
+          : entry.isDirectory()
+            ? 'dir'
+            : entry.isFile()
+              ? 'file'
+              : 'other';
+        out.push({ path, kind });
+        if (kind === 'dir' && entry.name !== '.git') next.push(path);
+      }
+    });
+    level = next;
+  }
+  return out;
+}
+
+/**
+ * Whether copyTree with `keep` would copy the tree of `entries` whole: no symlink, no
+ * `.git`, nothing but files and folders, and none the filter drops. Then the tree itself
+ * can serve where its artifact is asked for, without a copy.
+ */
+export function keepsWholeTree(entries: readonly TreeEntry[], keep: TreeFilter): boolean {
+  return entries.every(
+    (e) =>
+      (e.kind === 'file' || e.kind === 'dir') &&
+      posix.basename(e.path) !== '.git' &&
+      keep(e.path, e.kind === 'dir'),
+  );
 }
 
 /**

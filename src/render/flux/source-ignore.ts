@@ -5,8 +5,9 @@
  * and a pattern that matches a folder matches everything under it. Folders are not
  * pruned: a file inside an excluded folder can be re-included by a later pattern.
  */
-import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { join, posix } from 'node:path';
+import { walkTree, type TreeEntry } from '../tree.js';
 import ignore, { type Ignore } from 'ignore';
 
 const VCS_PATTERNS = ['.git/', '.gitignore', '.gitmodules', '.gitattributes'];
@@ -43,10 +44,16 @@ interface ScopedPattern {
 export class SourceIgnore {
   private constructor(private readonly patterns: readonly ScopedPattern[]) {}
 
-  /** Loads the rules of the source tree at `root`; `specIgnore` is the source's spec.ignore. */
-  static async load(root: string, specIgnore?: string): Promise<SourceIgnore> {
-    const own: ScopedPattern[] = [];
-    await collectIgnoreFiles(root, '', own);
+  /**
+   * Loads the rules of the source tree at `root`; `specIgnore` is the source's spec.ignore,
+   * `entries` the tree's listing when the caller has walked it already.
+   */
+  static async load(
+    root: string,
+    specIgnore?: string,
+    entries?: readonly TreeEntry[],
+  ): Promise<SourceIgnore> {
+    const own = await ignoreFilePatterns(root, entries ?? (await walkTree(root)));
     if (specIgnore !== undefined) own.push(...readPatterns(specIgnore, ''));
     const base = own.length > 0 ? VCS_PATTERNS : [...VCS_PATTERNS, ...DEFAULT_PATTERNS];
     return new SourceIgnore([...base.map((p) => scoped('', p)), ...own]);
@@ -89,17 +96,29 @@ function matchScoped(p: ScopedPattern, segments: string[], isDir: boolean): bool
   return undefined;
 }
 
-async function collectIgnoreFiles(root: string, rel: string, out: ScopedPattern[]): Promise<void> {
-  const dir = join(root, rel);
-  try {
-    out.push(...readPatterns(await readFile(join(dir, '.sourceignore'), 'utf8'), rel));
-  } catch {
-    // no .sourceignore here
+/**
+ * The patterns of every `.sourceignore` file in the tree, a folder's before those of the
+ * folders in it, sibling folders by name: a later pattern overrides an earlier one.
+ */
+async function ignoreFilePatterns(
+  root: string,
+  entries: readonly TreeEntry[],
+): Promise<ScopedPattern[]> {
+  const folders = entries
+    .filter((e) => e.kind === 'file' && posix.basename(e.path) === '.sourceignore')
+    .map((e) => posix.dirname(e.path))
+    .map((dir) => (dir === '.' ? [] : dir.split('/')))
+    .sort(folderOrder);
+  const texts = await Promise.all(
+    folders.map((segments) => readFile(join(root, ...segments, '.sourceignore'), 'utf8')),
+  );
+  return folders.flatMap((segments, i) => readPatterns(texts[i] ?? '', segments.join('/')));
+}
+
+/** A walk's order: a folder before what it holds, siblings by name. */
+function folderOrder(a: readonly string[], b: readonly string[]): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    if (a[i] !== b[i]) return a[i]! < b[i]! ? -1 : 1;
   }
-  const entries = await readdir(dir, { withFileTypes: true });
-  for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
-    if (entry.isDirectory() && entry.name !== '.git') {
-      await collectIgnoreFiles(root, rel ? `${rel}/${entry.name}` : entry.name, out);
-    }
-  }
+  return a.length - b.length;
 }

@@ -9,7 +9,7 @@ import { join, posix, resolve, sep } from 'node:path';
 import type { Manifest } from '../../model/index.js';
 import type { SourceMapping } from '../source-mapping.js';
 import { SourceIgnore } from './source-ignore.js';
-import { copyTree, keepsWholeTree } from '../tree.js';
+import { copyTree, keepsWholeTree, walkTree } from '../tree.js';
 
 export interface SourceRef {
   kind: string;
@@ -108,9 +108,10 @@ export class Sources {
     if (!copy) {
       copy = (async () => {
         const dest = join(this.workspace, `source-${this.#copies.size}`);
-        const rules = await SourceIgnore.load(dir, ignore);
+        const entries = await walkTree(dir);
+        const rules = await SourceIgnore.load(dir, ignore, entries);
         const keep = (rel: string, isDir: boolean) => !rules.ignores(rel, isDir);
-        if (mode === 'link' && (await keepsWholeTree(dir, keep))) return dir;
+        if (mode === 'link' && keepsWholeTree(entries, keep)) return dir;
         await copyTree(dir, dest, { mode, keep });
         return dest;
       })();
