@@ -12,12 +12,12 @@
  */
 import { posix } from 'node:path';
 import { z } from 'zod';
-import { renderCacheKey, type RenderCache } from '../cache/index.js';
+import { renderCacheKey } from '../cache/index.js';
 import type { BuildInputSet, GeneratedKustomization } from '../kustomize/index.js';
 import type { BuildInput } from './build-kustomization.js';
 
 /** One build's reads, repository-relative, and the key they gave. */
-const BuildReads = z.object({
+export const BuildReads = z.object({
   /** The build's key (build-keys.ts). */
   build: z.string(),
   /** Whether Flux asks kustomize for origins (the kustomization file's say). */
@@ -98,6 +98,11 @@ export class CarriedBuilds {
     return new CarriedBuilds(records, changed);
   }
 
+  /** Whether no changed path lies in `folder` ('.' for the root), at any depth. */
+  untouched(folder: string): boolean {
+    return !this.#ancestors.has(folder);
+  }
+
   /** The recorded build of `producer`, if its spec is the same and nothing it read changed. */
   unchanged(producer: string, spec: string): BuildReads | undefined {
     const reads = this.#records.get(producer);
@@ -107,29 +112,4 @@ export class CarriedBuilds {
     if (reads.trees.some((tree) => this.#ancestors.has(tree))) return undefined;
     return reads;
   }
-}
-
-const Stored = z.object({ v: z.literal(1), builds: z.record(z.string(), BuildReads) });
-
-function storeKey(renderKey: string): string {
-  return renderCacheKey(['build-reads/1', renderKey]);
-}
-
-/** Keeps a render's record beside the render kept whole under `renderKey`. */
-export async function writeBuildReads(
-  store: RenderCache,
-  renderKey: string,
-  record: BuildReadsRecord,
-): Promise<void> {
-  const text = JSON.stringify({ v: 1, builds: Object.fromEntries(record) });
-  await store.put(storeKey(renderKey), text);
-}
-
-/** The record kept with the render under `renderKey`; empty when there is none to trust. */
-export async function readBuildReads(
-  store: RenderCache,
-  renderKey: string,
-): Promise<BuildReadsRecord> {
-  const stored = await store.getParsed(storeKey(renderKey), Stored, 'never');
-  return new Map(Object.entries(stored?.builds ?? {}));
 }

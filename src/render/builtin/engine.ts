@@ -4,7 +4,7 @@
  * rendered output. Failures stay with their producer; the rest of the cluster renders.
  */
 import { join, resolve } from 'node:path';
-import { FluxlensError, SetupError, UsageError, classify } from '../../errors.js';
+import { FluxlensError, SetupError, UsageError } from '../../errors.js';
 import type { ProducerBuildDeps } from './build-producer.js';
 import type { KustomizeKeying } from './build-keys.js';
 import type { TemplateCache } from '../helm/index.js';
@@ -16,15 +16,16 @@ import {
   type OutcomeStores,
   type RenderMemo,
 } from '../cache/index.js';
-import { changedPaths, resolveRevision } from '../../git/index.js';
+import { resolveRevision } from '../../git/index.js';
 import type { ToolRunner } from '../../tool-runner.js';
 import { keepable, keepsWhole, seedMemo, wholeRenderKey } from './whole-render.js';
+import type { CarriedBuilds } from './carried-builds.js';
 import {
-  CarriedBuilds,
-  readBuildReads,
-  writeBuildReads,
-  type BuildReadsRecord,
-} from './carried-builds.js';
+  ReviewReads,
+  readRenderReads,
+  writeRenderReads,
+  type RenderReads,
+} from './render-reads.js';
 import {
   type Manifest,
   type RenderedCluster,
@@ -59,13 +60,13 @@ export class BuiltinEngine implements RenderEngine {
     onProgress?: (p: RenderProgress) => void,
   ): Promise<RenderedCluster> {
     const sha = await this.commit(request);
-    const whole = await this.wholeRender(request, sha);
-    if (whole?.kept !== undefined) {
-      if (request.memo) seedMemo(request.memo, whole.kept);
+    const kept = await this.wholeRender(request, sha);
+    if (kept?.kept !== undefined) {
+      if (request.memo) seedMemo(request.memo, kept.kept);
       const store = this.store();
       if (request.memo && sha !== undefined && store)
-        this.#reads.set(request.memo, { sha, record: await readBuildReads(store, whole.key) });
-      return whole.kept;
+        this.#reads.remember(request.memo, sha, await readRenderReads(store, kept.key));
+      return kept.kept;
     }
     const workspace = await createWorkspace('fluxlens-');
     const server =
@@ -75,6 +76,13 @@ export class BuiltinEngine implements RenderEngine {
     // Started now, it is ready by the first build: export and discovery come first.
     server?.warm();
     try {
+      // git names what changed since the review's other render while the files are written.
+      const carrying =
+        sha === undefined
+          ? Promise.resolve(undefined)
+          : this.#reads.carried(this.deps.runner, request, sha);
+      // Awaited below; a failed export must not leave it rejected with no one listening.
+      carrying.catch(() => undefined);
       const memo = { leads: this.#leads, store: this.store() };
       const select = buildReads(this.deps.runner, resolve(request.repoDir), request.entry, memo);
       const { root: repoRoot, lacking } = await materializeFiles(
@@ -87,17 +95,32 @@ export class BuiltinEngine implements RenderEngine {
       const entry = request.entry;
       if (!(await isDirectory(join(repoRoot, entry))))
         throw new UsageError(`entry path '${entry}' is not a folder`);
-      const found = withInstanceSyncs(
-        await discover(repoRoot, entry, await SourceIgnore.load(repoRoot)),
-      );
+      // Files the clone lacks may hide objects: then nothing found is carried either way.
+      const complete = lacking.size === 0;
+      const carried = await carrying;
+      const found =
+        (complete ? carried?.discovery : undefined) ??
+        withInstanceSyncs(await discover(repoRoot, entry, await SourceIgnore.load(repoRoot)));
       if (found.kustomizations.length === 0 && found.helmReleases.length === 0) {
         throw new FluxlensError(
           'no-flux-objects',
           `no Flux Kustomization or HelmRelease found under '${entry}'`,
         );
       }
-      const reads = await this.buildReads(request, sha);
-      const where = { workspace, repoRoot, lacking, wholeKey: whole?.key, server, reads };
+      // What this render reads, for the review's other render and a render kept whole.
+      const reads: RenderReads | undefined =
+        sha === undefined
+          ? undefined
+          : { builds: new Map(), ...(complete ? { discovery: structuredClone(found) } : {}) };
+      if (reads && sha !== undefined) this.#reads.remember(request.memo, sha, reads);
+      const where = {
+        workspace,
+        repoRoot,
+        lacking,
+        wholeKey: kept?.key,
+        server,
+        reads: reads && { record: reads, carried: carried?.builds },
+      };
       return await this.renderCluster(request, where, found, onProgress);
     } finally {
       await server?.close();
@@ -115,8 +138,8 @@ export class BuiltinEngine implements RenderEngine {
       wholeKey: string | undefined;
       /** Builds through one kustomize-server process when it is installed. */
       server: KustomizeServer | undefined;
-      /** What this render's builds read, and what the review's other render's still tell. */
-      reads: KustomizeKeying['reads'];
+      /** What this render reads, and what the review's other render's record still tells. */
+      reads: { record: RenderReads; carried: CarriedBuilds | undefined } | undefined;
     },
     found: Discovery,
     onProgress?: (p: RenderProgress) => void,
@@ -136,7 +159,8 @@ export class BuiltinEngine implements RenderEngine {
     const sources = new Sources(workspace, repoRoot, request.repoUrl, request.sources, lookup);
     let builds = 0;
     const cache = await this.keying(request.memo);
-    cache.kustomize.reads = where.reads;
+    if (where.reads)
+      cache.kustomize.reads = { record: where.reads.record.builds, carried: where.reads.carried };
     const common = {
       runner: this.deps.runner,
       settings: this.deps.settings,
@@ -189,7 +213,7 @@ export class BuiltinEngine implements RenderEngine {
       const definitions = producers.definitions();
       if (keepsWhole(cluster, { lacking, definitions, lookup })) {
         await writeCluster(store, where.wholeKey, cluster);
-        if (where.reads) await writeBuildReads(store, where.wholeKey, where.reads.record);
+        if (where.reads) await writeRenderReads(store, where.wholeKey, where.reads.record);
       }
     }
     return cluster;
@@ -202,32 +226,6 @@ export class BuiltinEngine implements RenderEngine {
   private async commit(request: RenderRequest): Promise<string | undefined> {
     if (request.rev === undefined || !keepable(request, this.deps.settings)) return undefined;
     return commitOf(this.deps.runner, request.repoDir, request.rev);
-  }
-
-  /**
-   * Where this render of a commit records what its builds read, for the review's other
-   * render and for a render kept whole, and what the record of the last render with the
-   * same memo still tells: its commit and this one differ in the paths git names.
-   */
-  private async buildReads(
-    request: RenderRequest,
-    sha: string | undefined,
-  ): Promise<KustomizeKeying['reads']> {
-    if (sha === undefined) return undefined;
-    const record: BuildReadsRecord = new Map();
-    const memo = request.memo;
-    const last = memo && this.#reads.get(memo);
-    if (memo) this.#reads.set(memo, { sha, record });
-    if (last === undefined) return { record };
-    const repoDir = resolve(request.repoDir);
-    const changed = await changedPaths(this.deps.runner, repoDir, last.sha, sha).catch(
-      (err: unknown) => {
-        if (classify(err) === 'cancelled') throw err;
-        return undefined;
-      },
-    );
-    const carried = changed && CarriedBuilds.between(last.record, changed);
-    return { record, carried };
   }
 
   /**
@@ -286,7 +284,7 @@ export class BuiltinEngine implements RenderEngine {
   /** What each blob leads builds to read: the two revisions of a review share most blobs. */
   readonly #leads: LeadsMemo = new Map();
   /** What the last render with each memo read (carried-builds.ts), and of which commit. */
-  readonly #reads = new WeakMap<RenderMemo, { sha: string; record: BuildReadsRecord }>();
+  readonly #reads = new ReviewReads();
 
   /**
    * Asked once per engine: both sides of a diff render with the same tools. kustomize-server

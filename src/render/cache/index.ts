@@ -6,6 +6,6 @@
 export { RenderCache, renderCacheKey, type RenderCacheStats } from './render-cache.js';
 export { RenderMemo, type MemoOutcome, type RenderMemoCounts } from './render-memo.js';
 export { folderDigest, type FolderDigestLimits } from './folder-digest.js';
-export { readOutcome, writeOutcome } from './outcome-store.js';
+export { faithfulJson, readOutcome, writeOutcome } from './outcome-store.js';
 export { reuse, reuseOrBuild, type OutcomeStores } from './reuse-or-build.js';
 export { readCluster, writeCluster } from './cluster-store.js';

@@ -3,8 +3,13 @@
  * the paths are written out here; test/integration/changed-only.test.ts checks that what
  * is carried gives the full render's result on real repositories.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CarriedBuilds, type BuildReads } from '../../../src/render/builtin/carried-builds.js';
+import { readRenderReads, writeRenderReads } from '../../../src/render/builtin/render-reads.js';
+import { RenderCache } from '../../../src/render/cache/index.js';
 
 const PRODUCER = 'Kustomization/flux-system/app';
 
@@ -53,5 +58,57 @@ describe('a recorded build', () => {
     expect(CarriedBuilds.between(new Map([[PRODUCER, reads]]), ['docs/.sourceignore'])).toBe(
       undefined,
     );
+  });
+});
+
+describe('what discovery found', () => {
+  it('is carried only when no path in the entry changed', () => {
+    const carried = CarriedBuilds.between(new Map(), ['apps/app/deploy.yaml']);
+    expect(carried?.untouched('clusters/prod')).toBe(true);
+    expect(carried?.untouched('apps')).toBe(false);
+    expect(carried?.untouched('.')).toBe(false);
+    expect(
+      CarriedBuilds.between(new Map(), ['clusters/prod/apps.yaml'])?.untouched('clusters/prod'),
+    ).toBe(false);
+  });
+
+  it('is kept with the builds beside a render kept whole, and read back as it was', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fluxlens-render-reads-'));
+    try {
+      const store = new RenderCache(dir, 1024 * 1024);
+      const found = {
+        manifest: { kind: 'Kustomization', spec: { path: './apps' } },
+        file: 'c/ks.yaml',
+        line: 3,
+      };
+      const discovery = {
+        entry: 'c',
+        kustomizations: [found],
+        helmReleases: [],
+        sources: [],
+        configData: [],
+        instances: [],
+      };
+      await writeRenderReads(store, 'a'.repeat(64), {
+        builds: new Map([[PRODUCER, reads]]),
+        discovery,
+      });
+      expect(await readRenderReads(store, 'a'.repeat(64))).toEqual({
+        builds: new Map([[PRODUCER, reads]]),
+        discovery,
+      });
+      // What JSON cannot give back as it was is not kept: the builds still are.
+      const odd = { ...discovery, configData: [{ ...found, manifest: { data: { n: Infinity } } }] };
+      await writeRenderReads(store, 'b'.repeat(64), {
+        builds: new Map([[PRODUCER, reads]]),
+        discovery: odd,
+      });
+      expect(await readRenderReads(store, 'b'.repeat(64))).toEqual({
+        builds: new Map([[PRODUCER, reads]]),
+      });
+      expect(await readRenderReads(store, 'c'.repeat(64))).toEqual({ builds: new Map() });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
