@@ -10,7 +10,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { AnalysisResult } from '../../src/model/analysis.js';
 import type { RenderedCluster } from '../../src/model/render.js';
 import { RenderMemo } from '../../src/render/engine.js';
 import {
@@ -18,6 +17,7 @@ import {
   builtinEngine,
   testHelmSettings,
   testMachine,
+  withoutTimings,
 } from '../support/render.js';
 import { makeRepo, type TestRepo } from '../support/repo.js';
 import { EDITS, ENTRY, fleet, type Edit } from './changed-only-fleet.js';
@@ -141,9 +141,6 @@ describe('changed-only rendering', () => {
     expect(unchanged).toBeGreaterThan(0);
   });
 });
-
-/** What a review says, but how long it took and what it counted on the way. */
-const withoutTimings = ({ timings: _timings, ...rest }: AnalysisResult) => rest;
 
 describe('a review with the render cache on', () => {
   it('says how many producers it rendered, read from the cache and took as unchanged, and reviews as a full render does', async () => {

@@ -16,7 +16,7 @@ import { renderMarkdown } from '../../src/report/markdown.js';
 import { expectValidAnalysis } from '../support/analysis-schema.js';
 import { fixtureCharts, packageChart, pushChart } from '../support/chart-repo.js';
 import { startOciRegistry, type OciRegistry } from '../support/oci-registry.js';
-import { analyzeBranches, testRunner } from '../support/render.js';
+import { analyzeBranches, testMachine, testRunner, withoutTimings } from '../support/render.js';
 import {
   bootstrap,
   fluxKustomization,
@@ -83,6 +83,11 @@ beforeAll(async () => {
     repo.write(appFiles(url, tag));
     repo.commit(`hello ${tag}`);
   }
+  git('checkout', '-q', '-b', 'one-app', 'main');
+  repo.write({
+    'apps/app-3/release.yaml': appFiles(url, '1.1.0')['apps/app-3/release.yaml'] ?? '',
+  });
+  repo.commit('hello 1.1.0 in app-3');
   const online = { render: RenderOptionsSchema.parse({ offline: false }) };
   minor = await analyzeBranches(repo.dir, 'main', 'minor', online);
   major = await analyzeBranches(repo.dir, 'main', 'major', online);
@@ -121,6 +126,30 @@ describe('a chart bump through OCIRepositories', () => {
     const markdown = renderMarkdown(minor);
     expect(markdown).toContain('#### Chart changes');
     expect(markdown).toContain('| `1.0.0` | `1.1.0` | 10 | `HelmRelease/app-0/app-0`,');
+  });
+
+  it("takes the releases a PR leaves alone from the base's keys, without their charts", async () => {
+    const cache = mkdtempSync(join(tmpdir(), 'fluxlens-chart-bumps-cache-'));
+    try {
+      const machine = { ...testMachine, renderCache: { dir: cache, maxBytes: 64 * 1024 * 1024 } };
+      const online = { render: RenderOptionsSchema.parse({ offline: false }), machine };
+      const changedOnly = await analyzeBranches(repo.dir, 'main', 'one-app', online);
+      // flux-system and nine apps' Kustomizations, and nine releases whose source is as it was.
+      expect(changedOnly.timings?.['builds-carried']).toBe(19);
+      const full = await analyzeBranches(repo.dir, 'main', 'one-app', {
+        render: RenderOptionsSchema.parse({ offline: false }),
+      });
+      expect(withoutTimings(changedOnly)).toEqual(withoutTimings(full));
+      expect(changedOnly.clusters[0]?.charts).toEqual([
+        expect.objectContaining({
+          from: '1.0.0',
+          to: '1.1.0',
+          producers: ['HelmRelease/app-3/app-3'],
+        }),
+      ]);
+    } finally {
+      rmSync(cache, { recursive: true, force: true });
+    }
   });
 
   it('flags a major bump on each OCIRepository, naming its release', () => {

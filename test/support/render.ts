@@ -61,6 +61,9 @@ export function fluxLocalRepo(): string {
   return root;
 }
 
+/** What a review says, but how long it took and what it counted on the way. */
+export const withoutTimings = ({ timings: _timings, ...rest }: AnalysisResult) => rest;
+
 /**
  * The review of `base`..`head` of the repository in `repoDir` as most tests want it: the
  * cluster at clusters/prod, the builtin engine, offline, the test machine and a clock at 0.

@@ -33,9 +33,12 @@ import {
   type RenderErrorTags,
   type RenderedObject,
   type SecretDerived,
+  producerKey as producerRefKey,
 } from '../../model/index.js';
 import { REDACTED, indexSecretValues, redactText, secretTextIn } from '../../redact/index.js';
-import { reuseOrBuild, type MemoOutcome, type OutcomeStores } from '../cache/index.js';
+import { reuse, reuseOrBuild, type MemoOutcome, type OutcomeStores } from '../cache/index.js';
+import type { CarriedBuilds, ReleaseReadsRecord } from './carried-builds.js';
+import { releasePreKey } from './carried-release.js';
 import { prepareChart } from './prepare-chart.js';
 import { releaseKey } from './release-key.js';
 import { type KeyedOutcome, withInputKey } from './input-key.js';
@@ -54,7 +57,7 @@ export interface HelmBuildContext {
    * The review's other render, by release key, and the versions of the tools a release runs
    * (helm, kustomize for post-renderers); absent: every release inflates.
    */
-  keying?: ({ tool: string } & OutcomeStores) | undefined;
+  keying?: ReleaseKeying | undefined;
   configData: ConfigLookup;
   secretKeys: SecretKeysLookup;
   /** Files of the reviewed revision whose content the repository lacks (see materialize). */
@@ -64,6 +67,11 @@ export interface HelmBuildContext {
     'runner' | 'cacheDir' | 'offline' | 'timeoutMs' | 'maxChartBytes'
   >;
 }
+
+/** How releases are keyed, and where their pre-keys are recorded and carried from. */
+export type ReleaseKeying = { tool: string } & OutcomeStores & {
+    reads?: { record: ReleaseReadsRecord; carried?: CarriedBuilds | undefined } | undefined;
+  };
 
 /** `assumed`: what the release took as given of sources only the cluster holds (see Producer). */
 export type HelmBuildOutcome =
@@ -92,14 +100,56 @@ export async function buildHelmRelease(
     ref.namespace,
     secret,
   );
-  return inflate(ctx, { ref, hr, secretValues });
+  const release = { ref, manifest, hr, secretValues };
+  return (await carriedRelease(ctx, release)) ?? inflate(ctx, release);
 }
 
 /** One release to inflate, with the Secret-derived texts its values hold. */
 interface Release {
   ref: ProducerRef;
+  manifest: Manifest;
   hr: HelmRelease;
   secretValues: string[];
+}
+
+/**
+ * The release's outcome kept under the key the review's other render recorded for the same
+ * pre-key (carried-release.ts); undefined: resolve its chart to key it. Values that fail to
+ * compose fail the release in inflate, after its chart, as they always did.
+ */
+async function carriedRelease(
+  ctx: HelmBuildContext,
+  release: Release,
+): Promise<KeyedOutcome<HelmBuildOutcome> | undefined> {
+  const keying = ctx.keying;
+  const carried = keying?.reads?.carried;
+  if (keying === undefined || carried === undefined) return undefined;
+  let pre: string | undefined;
+  try {
+    pre = preKey(ctx, keying, release);
+  } catch (err) {
+    if (classify(err) === 'cancelled') throw err;
+    return undefined;
+  }
+  const producer = producerRefKey(release.ref);
+  const key = pre && carried.release(producer, pre);
+  const outcome = key && (await reuse(keying, key, releaseOutcome));
+  if (!key || !outcome || !pre) return undefined;
+  carried.taken += 1;
+  keying.reads?.record.set(producer, { pre, key });
+  return withInputKey(outcome, key);
+}
+
+/** The release's pre-key, from its values and options, which its chart does not change. */
+function preKey(ctx: HelmBuildContext, keying: ReleaseKeying, release: Release) {
+  const { ref, hr } = release;
+  const namespace = releaseNamespace(hr, ref.namespace);
+  const { values, assumed } = releaseValues(ctx, hr, ref);
+  const options = templateOptions(ctx.settings, hr, namespace, values);
+  return releasePreKey(
+    { tool: keying.tool, ...release, options, assumed },
+    ctx.chartSources.lookup,
+  );
 }
 
 async function inflate(
@@ -116,28 +166,16 @@ async function inflate(
     await prepareChart(hr, chart);
     const namespace = releaseNamespace(hr, ref.namespace);
     const { values, assumed } = releaseValues(ctx, hr, ref);
-    const limits = {
-      timeoutMs: ctx.settings.toolTimeoutMs,
-      maxOutputBytes: ctx.settings.maxOutputBytes,
-    };
-    const options = {
-      releaseName: releaseName(hr),
-      namespace,
-      values,
-      apiVersions: helm.apiVersions,
-      ...(helm.kubeVersion !== undefined ? { kubeVersion: helm.kubeVersion } : {}),
-      crds: chartCrdsMode(hr, helm.skipCrds),
-      isUpgrade: helm.isUpgrade,
-      ...actionFlags(hr, helm.isUpgrade),
-      includeTests: hr.spec.test?.enable === true,
-      ...limits,
-    };
+    const options = templateOptions(ctx.settings, hr, namespace, values);
+    const limits = { timeoutMs: options.timeoutMs, maxOutputBytes: options.maxOutputBytes };
     const naming = await templateNaming(ctx.filePrefix, hr, chart);
     const lacking = chartLacking(ctx.lacking, hr, chart, naming);
     if (lacking !== undefined)
       return withSecretsMarked(release, { error: lackingMessage(lacking) });
     const keying = ctx.keying;
     if (keying) key = releaseKey(keying.tool, { ...release, chart, options, naming, assumed });
+    const pre = key && keying?.reads && preKey(ctx, keying, release);
+    if (key && pre) keying?.reads?.record.set(producerRefKey(ref), { pre, key });
     const outcome = await reuseOrBuild(keying ?? {}, key, releaseOutcome, async () => {
       const chartDir = chart.dir;
       const rendered = await helmTemplate(
@@ -247,6 +285,29 @@ function chartContext(ctx: HelmBuildContext, helm: HelmSettings): ChartSourceCon
     timeoutMs: ctx.settings.toolTimeoutMs,
     maxChartBytes: helm.maxChartBytes,
     network: helm.network,
+  };
+}
+
+/** What `helm template` is asked, but the chart: the values, the release, every switch. */
+function templateOptions(
+  settings: RenderSettings,
+  hr: HelmRelease,
+  namespace: string,
+  values: Record<string, unknown>,
+) {
+  const helm = settings.helm;
+  return {
+    releaseName: releaseName(hr),
+    namespace,
+    values,
+    apiVersions: helm.apiVersions,
+    ...(helm.kubeVersion !== undefined ? { kubeVersion: helm.kubeVersion } : {}),
+    crds: chartCrdsMode(hr, helm.skipCrds),
+    isUpgrade: helm.isUpgrade,
+    ...actionFlags(hr, helm.isUpgrade),
+    includeTests: hr.spec.test?.enable === true,
+    timeoutMs: settings.toolTimeoutMs,
+    maxOutputBytes: settings.maxOutputBytes,
   };
 }
 

@@ -36,6 +36,13 @@ export type BuildReads = z.infer<typeof BuildReads>;
 /** The builds of one render, by their producer's key ('Kustomization/ns/name'). */
 export type BuildReadsRecord = Map<string, BuildReads>;
 
+/** A release's key, and its pre-key: what the key holds but its chart (carried-release.ts). */
+export const ReleaseReads = z.object({ pre: z.string(), key: z.string() });
+export type ReleaseReads = z.infer<typeof ReleaseReads>;
+
+/** The releases of one render, by their producer's key ('HelmRelease/ns/name'). */
+export type ReleaseReadsRecord = Map<string, ReleaseReads>;
+
 /**
  * What a build's key holds besides the files it read: the Kustomization as its parent's
  * substitution left it, its path, and the ignore rules of the artifact it reads.
@@ -66,17 +73,23 @@ export function buildReads(
 
 /** The paths changed between the recorded commit and this one, and what they leave as it was. */
 export class CarriedBuilds {
-  /** How many builds were keyed from the record: counted by their caller. */
+  /** How many producers were keyed from the record: counted by their caller. */
   taken = 0;
   readonly #records: ReadonlyMap<string, BuildReads>;
+  readonly #releases: ReadonlyMap<string, ReleaseReads>;
   readonly #files: ReadonlySet<string>;
   /** The folder of each changed path. */
   readonly #parents = new Set<string>();
   /** Every folder above a changed path, the root ('.') included. */
   readonly #ancestors = new Set<string>();
 
-  private constructor(records: ReadonlyMap<string, BuildReads>, changed: readonly string[]) {
+  private constructor(
+    records: ReadonlyMap<string, BuildReads>,
+    releases: ReadonlyMap<string, ReleaseReads>,
+    changed: readonly string[],
+  ) {
     this.#records = records;
+    this.#releases = releases;
     this.#files = new Set(changed);
     for (const path of changed) {
       let dir = posix.dirname(path);
@@ -93,9 +106,16 @@ export class CarriedBuilds {
   static between(
     records: ReadonlyMap<string, BuildReads>,
     changed: readonly string[],
+    releases: ReadonlyMap<string, ReleaseReads> = new Map(),
   ): CarriedBuilds | undefined {
     if (changed.some((path) => posix.basename(path) === '.sourceignore')) return undefined;
-    return new CarriedBuilds(records, changed);
+    return new CarriedBuilds(records, releases, changed);
+  }
+
+  /** The recorded key of the release `producer`, if it had the same pre-key. */
+  release(producer: string, pre: string): string | undefined {
+    const reads = this.#releases.get(producer);
+    return reads?.pre === pre ? reads.key : undefined;
   }
 
   /** Whether no changed path lies in `folder` ('.' for the root), at any depth. */

@@ -6,6 +6,7 @@
 import { join, resolve } from 'node:path';
 import { FluxlensError, SetupError, UsageError } from '../../errors.js';
 import type { ProducerBuildDeps } from './build-producer.js';
+import type { ReleaseKeying } from './build-helm-release.js';
 import type { KustomizeKeying } from './build-keys.js';
 import type { TemplateCache } from '../helm/index.js';
 import { KustomizeServer } from '../kustomize/index.js';
@@ -13,7 +14,6 @@ import {
   RenderCache,
   readCluster,
   writeCluster,
-  type OutcomeStores,
   type RenderMemo,
 } from '../cache/index.js';
 import { resolveRevision } from '../../git/index.js';
@@ -111,7 +111,11 @@ export class BuiltinEngine implements RenderEngine {
       const reads: RenderReads | undefined =
         sha === undefined
           ? undefined
-          : { builds: new Map(), ...(complete ? { discovery: structuredClone(found) } : {}) };
+          : {
+              builds: new Map(),
+              releases: new Map(),
+              ...(complete ? { discovery: structuredClone(found) } : {}),
+            };
       if (reads && sha !== undefined) this.#reads.remember(request.memo, sha, reads);
       const where = {
         workspace,
@@ -159,8 +163,11 @@ export class BuiltinEngine implements RenderEngine {
     const sources = new Sources(workspace, repoRoot, request.repoUrl, request.sources, lookup);
     let builds = 0;
     const cache = await this.keying(request.memo);
-    if (where.reads)
-      cache.kustomize.reads = { record: where.reads.record.builds, carried: where.reads.carried };
+    if (where.reads) {
+      const { record, carried } = where.reads;
+      cache.kustomize.reads = { record: record.builds, carried };
+      if (cache.release) cache.release.reads = { record: record.releases, carried };
+    }
     const common = {
       runner: this.deps.runner,
       settings: this.deps.settings,
@@ -255,7 +262,7 @@ export class BuiltinEngine implements RenderEngine {
   private async keying(memo: RenderMemo | undefined): Promise<{
     kustomize: KustomizeKeying;
     helm?: TemplateCache;
-    release?: { tool: string } & OutcomeStores;
+    release?: ReleaseKeying;
   }> {
     const settings = this.deps.settings.cache;
     const store = settings && new RenderCache(settings.dir, settings.maxBytes);

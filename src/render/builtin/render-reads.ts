@@ -12,11 +12,18 @@ import type { ToolRunner } from '../../tool-runner.js';
 import { faithfulJson, renderCacheKey, type RenderCache, type RenderMemo } from '../cache/index.js';
 import type { RenderRequest } from '../engine.js';
 import { normalizeFluxPath, type Discovery } from '../flux/index.js';
-import { BuildReads, CarriedBuilds, type BuildReadsRecord } from './carried-builds.js';
+import {
+  BuildReads,
+  CarriedBuilds,
+  ReleaseReads,
+  type BuildReadsRecord,
+  type ReleaseReadsRecord,
+} from './carried-builds.js';
 
 /** What a render of a commit read: its builds, and what discovery found under its entry. */
 export interface RenderReads {
   builds: BuildReadsRecord;
+  releases: ReleaseReadsRecord;
   /** Absent when the revision lacked files (discovery may have missed some). */
   discovery?: Discovery | undefined;
 }
@@ -48,7 +55,7 @@ export class ReviewReads {
       if (classify(err) === 'cancelled') throw err;
       return undefined;
     });
-    const builds = changed && CarriedBuilds.between(last.builds, changed);
+    const builds = changed && CarriedBuilds.between(last.builds, changed, last.releases);
     if (builds === undefined) return undefined;
     const entry = normalizeFluxPath(request.entry);
     const discovery = last.discovery;
@@ -66,6 +73,7 @@ const Found = z.object({
 const Stored = z.object({
   v: z.literal(1),
   builds: z.record(z.string(), BuildReads),
+  releases: z.record(z.string(), ReleaseReads),
   discovery: z
     .object({
       entry: z.string(),
@@ -91,10 +99,14 @@ export async function writeRenderReads(
   renderKey: string,
   reads: RenderReads,
 ): Promise<void> {
-  const builds = Object.fromEntries(reads.builds);
+  const recorded = {
+    v: 1,
+    builds: Object.fromEntries(reads.builds),
+    releases: Object.fromEntries(reads.releases),
+  };
   const text =
-    (reads.discovery && faithfulJson({ v: 1, builds, discovery: reads.discovery })) ??
-    JSON.stringify({ v: 1, builds });
+    (reads.discovery && faithfulJson({ ...recorded, discovery: reads.discovery })) ??
+    JSON.stringify(recorded);
   await store.put(storeKey(renderKey), text);
 }
 
@@ -102,5 +114,7 @@ export async function writeRenderReads(
 export async function readRenderReads(store: RenderCache, renderKey: string): Promise<RenderReads> {
   const stored = await store.getParsed(storeKey(renderKey), Stored, 'never');
   const builds = new Map(Object.entries(stored?.builds ?? {}));
-  return stored?.discovery ? { builds, discovery: stored.discovery } : { builds };
+  const releases = new Map(Object.entries(stored?.releases ?? {}));
+  const discovery = stored?.discovery;
+  return discovery ? { builds, releases, discovery } : { builds, releases };
 }

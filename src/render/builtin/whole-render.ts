@@ -90,7 +90,11 @@ export function keepsWhole(cluster: RenderedCluster, ctx: KeepContext): boolean 
  * A HelmRelease's chart is pinned when its version is exact (a full semver, an OCI tag or
  * digest), or when it comes from a folder of a source, which the commit fixes.
  */
-function chartPinned(manifest: Manifest, ref: ProducerRef, lookup: KeepContext['lookup']): boolean {
+export function chartPinned(
+  manifest: Manifest,
+  ref: ProducerRef,
+  lookup: KeepContext['lookup'],
+): boolean {
   const spec = record(manifest['spec']);
   const chartRef = record(spec['chartRef']);
   const namespaceOf = (r: Record<string, unknown>) =>

@@ -12,6 +12,7 @@ import { readRenderReads, writeRenderReads } from '../../../src/render/builtin/r
 import { RenderCache } from '../../../src/render/cache/index.js';
 
 const PRODUCER = 'Kustomization/flux-system/app';
+const RELEASE = 'HelmRelease/apps/web';
 
 /** An app whose kustomization lists a file, a base folder and a generated folder. */
 const reads: BuildReads = {
@@ -61,6 +62,16 @@ describe('a recorded build', () => {
   });
 });
 
+describe('a recorded release', () => {
+  it('gives its key for the same pre-key, whatever paths changed', () => {
+    const releases = new Map([[RELEASE, { pre: 'pre-key', key: 'release-key' }]]);
+    const carried = CarriedBuilds.between(new Map(), ['apps/web/values.yaml'], releases);
+    expect(carried?.release(RELEASE, 'pre-key')).toBe('release-key');
+    expect(carried?.release(RELEASE, 'other-pre-key')).toBeUndefined();
+    expect(carried?.release('HelmRelease/apps/other', 'pre-key')).toBeUndefined();
+  });
+});
+
 describe('what discovery found', () => {
   it('is carried only when no path in the entry changed', () => {
     const carried = CarriedBuilds.between(new Map(), ['apps/app/deploy.yaml']);
@@ -76,6 +87,7 @@ describe('what discovery found', () => {
     const dir = mkdtempSync(join(tmpdir(), 'fluxlens-render-reads-'));
     try {
       const store = new RenderCache(dir, 1024 * 1024);
+      const releases = new Map([[RELEASE, { pre: 'pre-key', key: 'release-key' }]]);
       const found = {
         manifest: { kind: 'Kustomization', spec: { path: './apps' } },
         file: 'c/ks.yaml',
@@ -91,22 +103,29 @@ describe('what discovery found', () => {
       };
       await writeRenderReads(store, 'a'.repeat(64), {
         builds: new Map([[PRODUCER, reads]]),
+        releases,
         discovery,
       });
       expect(await readRenderReads(store, 'a'.repeat(64))).toEqual({
         builds: new Map([[PRODUCER, reads]]),
+        releases,
         discovery,
       });
-      // What JSON cannot give back as it was is not kept: the builds still are.
+      // What JSON cannot give back as it was is not kept: the builds and releases still are.
       const odd = { ...discovery, configData: [{ ...found, manifest: { data: { n: Infinity } } }] };
       await writeRenderReads(store, 'b'.repeat(64), {
         builds: new Map([[PRODUCER, reads]]),
+        releases,
         discovery: odd,
       });
       expect(await readRenderReads(store, 'b'.repeat(64))).toEqual({
         builds: new Map([[PRODUCER, reads]]),
+        releases,
       });
-      expect(await readRenderReads(store, 'c'.repeat(64))).toEqual({ builds: new Map() });
+      expect(await readRenderReads(store, 'c'.repeat(64))).toEqual({
+        builds: new Map(),
+        releases: new Map(),
+      });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
