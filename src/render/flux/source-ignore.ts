@@ -38,10 +38,15 @@ const DEFAULT_PATTERNS = [
 interface ScopedPattern {
   /** Folder (relative to the source root, '' for the root) the pattern applies within. */
   domain: string;
+  /** The pattern as written. */
+  pattern: string;
   matcher: Ignore;
 }
 
 export class SourceIgnore {
+  /** Per folder, one matcher of its patterns as exclusions only (see mayIgnore). */
+  #loose: Array<{ domain: string; matcher: Ignore }> | undefined;
+
   private constructor(private readonly patterns: readonly ScopedPattern[]) {}
 
   /**
@@ -59,6 +64,25 @@ export class SourceIgnore {
     return new SourceIgnore([...base.map((p) => scoped('', p)), ...own]);
   }
 
+  /**
+   * False when no pattern could leave out `relPath` or a folder above it, which is certain;
+   * true: ask ignores(). One matcher per folder's patterns, all read as exclusions, answers
+   * for most paths at once where ignores() asks each pattern about each folder in turn.
+   */
+  mayIgnore(relPath: string, isDir: boolean): boolean {
+    this.#loose ??= [...new Set(this.patterns.map((p) => p.domain))].map((domain) => ({
+      domain,
+      matcher: ignore({ allowRelativePaths: true }).add(
+        this.patterns.filter((p) => p.domain === domain).map((p) => p.pattern.replace(/^!/, '')),
+      ),
+    }));
+    return this.#loose.some(({ domain, matcher }) => {
+      if (domain !== '' && !relPath.startsWith(`${domain}/`)) return false;
+      const rel = domain === '' ? relPath : relPath.slice(domain.length + 1);
+      return matcher.ignores(isDir ? `${rel}/` : rel);
+    });
+  }
+
   /** True when the file or folder at `relPath` (forward slashes, no leading './') is left out. */
   ignores(relPath: string, isDir: boolean): boolean {
     const segments = relPath.split('/').filter(Boolean);
@@ -71,7 +95,7 @@ export class SourceIgnore {
 }
 
 function scoped(domain: string, pattern: string): ScopedPattern {
-  return { domain, matcher: ignore({ allowRelativePaths: true }).add(pattern) };
+  return { domain, pattern, matcher: ignore({ allowRelativePaths: true }).add(pattern) };
 }
 
 function readPatterns(text: string, domain: string): ScopedPattern[] {

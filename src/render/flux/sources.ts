@@ -111,7 +111,9 @@ export class Sources {
         const entries = await walkTree(dir);
         const rules = await SourceIgnore.load(dir, ignore, entries);
         const keep = (rel: string, isDir: boolean) => !rules.ignores(rel, isDir);
-        if (mode === 'link' && keepsWholeTree(entries, keep)) return dir;
+        const surelyKept = (rel: string, isDir: boolean) =>
+          !rules.mayIgnore(rel, isDir) || keep(rel, isDir);
+        if (mode === 'link' && keepsWholeTree(entries, surelyKept)) return dir;
         await copyTree(dir, dest, { mode, keep });
         return dest;
       })();
