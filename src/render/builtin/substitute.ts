@@ -262,6 +262,8 @@ export function substituteTracked(
   } catch (error) {
     throw wrapForManifest(where, error as SubstitutionError, '');
   }
+  // No key or value holds a '$', so neither does the YAML: found without writing it out.
+  if (!JSON.stringify(manifest).includes('$')) return { manifest };
   const text = toYaml(manifest);
   if (!text.includes('$')) return { manifest };
   const lookup: ByteLookup = (name) => {
