@@ -10,6 +10,12 @@
 
 # Debian trixie: its python3 (3.13) runs flux-local 7.11, which needs Python >= 3.12.
 ARG NODE_IMAGE=node:20-trixie-slim
+# Only its Go toolchain is used: it builds kustomize-server (tools/kustomize-server), which has no
+# release archive, from the sources and go.sum in this repository.
+ARG GO_IMAGE=golang:1.26-trixie
+
+# --- go: the toolchain the tools stage builds kustomize-server with -----------------------------
+FROM ${GO_IMAGE} AS go
 
 # --- build: compile the TypeScript, then drop the development dependencies ----------------------
 FROM ${NODE_IMAGE} AS build
@@ -26,7 +32,7 @@ COPY src ./src
 RUN npm run build \
  && npm prune --omit=dev --ignore-scripts --no-audit --no-fund
 
-# --- tools: kustomize, helm (and flux-local, the flux CLI) into /opt/fluxlens/tools --------------
+# --- tools: kustomize, helm, kustomize-server (and flux-local, the flux CLI) into /opt/fluxlens/tools
 FROM ${NODE_IMAGE} AS tools
 ARG WITH_FLUX_LOCAL=false
 # Debian stable's versions are not pinned: its mirrors keep only the current one.
@@ -34,11 +40,16 @@ ARG WITH_FLUX_LOCAL=false
 RUN apt-get update \
  && apt-get install -y --no-install-recommends ca-certificates curl \
  && rm -rf /var/lib/apt/lists/*
+COPY --from=go /usr/local/go /usr/local/go
 COPY scripts/tool-versions.sh scripts/tool-installers.sh scripts/install-tools scripts/install-image-tools \
      /src/scripts/
-# Release archives checked against the SHA-256 in tool-versions.sh; with flux-local, Debian's
+COPY tools/kustomize-server /src/tools/kustomize-server
+# Release archives checked against the SHA-256 in tool-versions.sh; kustomize-server built with
+# Go through the module proxy, its modules pinned by its go.sum; with flux-local, Debian's
 # python3 and git (its probe imports GitPython) and a virtualenv from PyPI.
 RUN --mount=type=cache,target=/root/.cache/pip \
+    --mount=type=cache,target=/root/.cache/go-build \
+    --mount=type=cache,target=/root/go/pkg/mod \
     if [ "$WITH_FLUX_LOCAL" = true ]; then set -- --with-flux-local; fi \
  && bash /src/scripts/install-image-tools "$@" /opt/fluxlens/tools
 
@@ -76,8 +87,10 @@ ENV FLUXLENS_TOOLS_DIR=/opt/fluxlens/tools \
 WORKDIR /app
 # By number, so that Kubernetes' runAsNonRoot can verify it is not root.
 USER 10001:10001
-# Fail the build here if a copied tool does not run, as the service user, in this stage.
+# Fail the build here if a copied tool does not run, as the service user, in this stage
+# (kustomize-server's pinned version is the digest of its sources).
 RUN --mount=type=bind,source=scripts,target=/mnt/scripts \
+    --mount=type=bind,source=tools/kustomize-server,target=/mnt/tools/kustomize-server \
     if [ "$WITH_FLUX_LOCAL" = true ]; then set -- --with-flux-local; fi \
  && bash /mnt/scripts/install-image-tools --check "$@" /opt/fluxlens/tools
 

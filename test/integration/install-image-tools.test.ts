@@ -53,12 +53,27 @@ describe('scripts/install-image-tools on a host with the tools built', () => {
     rmSync(work, { recursive: true, force: true });
   });
 
-  it('copies the kustomize and helm built from the Go module proxy, and says so', () => {
+  it('copies the kustomize, helm and kustomize-server built from the Go module proxy, and says so', () => {
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
     expect(first.stdout).toMatch(/^source {2}kustomize \(copied from .*\/bin\/kustomize\)$/m);
     expect(first.stdout).toMatch(/^source {2}helm \(copied from .*\/bin\/helm\)$/m);
+    expect(first.stdout).toMatch(
+      /^source {2}kustomize-server \(copied from .*\/bin\/kustomize-server\)$/m,
+    );
     expect(first.stdout).not.toMatch(/^release/m);
+  });
+
+  it('leaves a kustomize-server stamped with the digest of tools/kustomize-server', async () => {
+    const digest = await run('bash', [
+      '-c',
+      'cd tools/kustomize-server && find . -type f \\( -name "*.go" -o -name go.mod -o -name go.sum \\) | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -c1-16',
+    ]);
+    const version = await run(join(prefix, 'bin', 'kustomize-server'), ['--version']);
+    expect(digest.stdout.trim()).toMatch(/^[0-9a-f]{16}$/);
+    expect(version.stdout).toMatch(
+      new RegExp(`^kustomize-server ${digest.stdout.trim()} \\(kustomize ${pinned.kustomize},`),
+    );
   });
 
   it('leaves kustomize, helm and git in PREFIX/bin and on PATH that run at the pinned versions', async () => {
@@ -84,6 +99,7 @@ describe('scripts/install-image-tools on a host with the tools built', () => {
     expect(second.code).toBe(0);
     expect(second.stdout).toMatch(/^ok {2}kustomize \(already in /m);
     expect(second.stdout).toMatch(/^ok {2}helm \(already in /m);
+    expect(second.stdout).toMatch(/^ok {2}kustomize-server \(already in /m);
     expect(second.stdout).not.toMatch(/^source/m);
   });
 
@@ -112,5 +128,7 @@ describe('scripts/install-image-tools on a host with the tools built', () => {
     expect(empty.code).toBe(1);
     expect(empty.stdout).toMatch(/^missing kustomize /m);
     expect(empty.stdout).toMatch(/^missing helm /m);
+    // install-tools calls it optional; the image needs it.
+    expect(empty.stdout).toMatch(/^missing kustomize-server /m);
   });
 });

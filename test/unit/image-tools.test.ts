@@ -90,6 +90,22 @@ describe('the Dockerfile', () => {
     ).toHaveLength(1);
   });
 
+  it('builds kustomize-server from its sources with a Go stage, and checks it by their digest', () => {
+    expect(dockerfile).toMatch(/^FROM \$\{GO_IMAGE\} AS go$/m);
+    expect(dockerfile).toContain('COPY --from=go /usr/local/go /usr/local/go');
+    expect(contextSources(dockerfile)).toEqual(
+      expect.arrayContaining(['tools/kustomize-server', 'tools/kustomize-server']),
+    );
+    // The runtime stage's check computes the pinned digest from the same sources.
+    const check = instructions(dockerfile).find((line) =>
+      line.includes('install-image-tools --check'),
+    );
+    expect(check).toContain('source=tools/kustomize-server,target=/mnt/tools/kustomize-server');
+    expect(read('scripts/install-image-tools')).toMatch(
+      /^BINARIES=\(kustomize helm kustomize-server\)$/m,
+    );
+  });
+
   it('writes no tool version or checksum of its own', () => {
     const copies = [...versionNames, ...checksumNames].flatMap((name) => {
       const value = pinned.get(name) ?? '';
