@@ -12,6 +12,14 @@
  * used entries go first when a write takes the folder past the bound. A read that loses
  * a race with eviction is a miss. Entries are readable by their owner only: a build's
  * output may hold what the repository's Secrets say.
+ *
+ *   <dir>/size                    the folder's size as last measured, so that a process
+ *                                 starts from it instead of measuring a folder of thousands
+ *                                 of entries before its first write
+ *
+ * The size is known approximately: each process adds what it writes, and measures again
+ * every MEASURE_EVERY writes or when its count passes the bound; so another process's
+ * writes may take the folder past the bound by up to that many entries before one measures.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
@@ -31,10 +39,19 @@ export function renderCacheKey(parts: unknown): string {
   return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
 }
 
+/** What a process knows of a folder's size: undefined until measured (or read, see `ready`). */
+interface KnownSize {
+  /** Settles once the folder's last measurement is read, if there is one. */
+  ready: Promise<void>;
+  bytes: number | undefined;
+  writes: number;
+}
+
+/** Per folder: one count for every RenderCache of this process on it. */
+const sizes = new Map<string, KnownSize>();
+
 export class RenderCache {
   readonly stats: RenderCacheStats = { hits: 0, misses: 0 };
-  #writes = 0;
-  #size: number | undefined;
 
   constructor(
     readonly dir: string,
@@ -88,12 +105,11 @@ export class RenderCache {
     } finally {
       await rm(tmp, { force: true });
     }
-    this.#size = this.#size === undefined ? undefined : this.#size + Buffer.byteLength(value);
-    if (
-      this.#size === undefined ||
-      this.#size > this.maxBytes ||
-      ++this.#writes % MEASURE_EVERY === 0
-    )
+    const known = this.#known();
+    await known.ready;
+    if (known.bytes !== undefined) known.bytes += Buffer.byteLength(value);
+    const size = known.bytes;
+    if (size === undefined || size > this.maxBytes || ++known.writes % MEASURE_EVERY === 0)
       await this.evict();
   }
 
@@ -107,7 +123,38 @@ export class RenderCache {
       await rm(entry.file, { force: true });
       size -= entry.size;
     }
-    this.#size = size;
+    this.#known().bytes = size;
+    await this.#writeSize(size);
+  }
+
+  /** The size this process knows, starting from the folder's last measurement. */
+  #known(): KnownSize {
+    let known = sizes.get(this.dir);
+    if (known === undefined) {
+      const fresh: KnownSize = { ready: Promise.resolve(), bytes: undefined, writes: 0 };
+      fresh.ready = readFile(join(this.dir, 'size'), 'utf8').then(
+        (text) => {
+          if (/^\d+\n?$/.test(text)) fresh.bytes ??= Number(text);
+        },
+        () => undefined,
+      );
+      known = fresh;
+      sizes.set(this.dir, known);
+    }
+    return known;
+  }
+
+  async #writeSize(size: number): Promise<void> {
+    const file = join(this.dir, 'size');
+    const tmp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
+    try {
+      await writeFile(tmp, `${size}\n`, { mode: 0o600 });
+      await rename(tmp, file);
+    } catch {
+      // Only a head start for the next process: it measures when there is none.
+    } finally {
+      await rm(tmp, { force: true });
+    }
   }
 
   private fileOf(key: string): string {

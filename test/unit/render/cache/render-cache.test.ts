@@ -1,5 +1,13 @@
 /** The render cache's store: whole entries or none, least recently used go first. */
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -46,6 +54,31 @@ describe('the render cache store', () => {
     expect(await cache.get(key(1))).toBe(hundred);
     expect(await cache.get(key(2))).toBeUndefined();
     expect(await cache.get(key(3))).toBe(hundred);
+  });
+
+  it('keeps the size it measured beside its entries, for the next process to start from', async () => {
+    const cache = cacheOf(1 << 20);
+    await cache.put(key(1), 'x'.repeat(100));
+    // Its first write in this process found no measurement, so it measured the folder.
+    expect(readFileSync(join(cache.dir, 'size'), 'utf8')).toBe('100\n');
+  });
+
+  it('starts from the recorded size instead of walking the folder, and measures past the bound', async () => {
+    const seeded = cacheOf(250);
+    for (const n of [1, 2]) {
+      mkdirSync(join(seeded.dir, key(n).slice(0, 2)), { recursive: true });
+      writeFileSync(fileOf(seeded, key(n)), 'x'.repeat(100));
+    }
+    // A measurement that says the folder is empty is taken as it is: nothing is evicted...
+    writeFileSync(join(seeded.dir, 'size'), '0\n');
+    const cache = new RenderCache(seeded.dir, 250);
+    await cache.put(key(3), 'x'.repeat(100));
+    expect(readdirSync(seeded.dir).filter((d) => d !== 'size')).toHaveLength(3);
+    // ...until the count this process keeps passes the bound: then it measures, and evicts.
+    await cache.put(key(4), 'x'.repeat(100));
+    await cache.put(key(5), 'x'.repeat(100));
+    expect(Number(readFileSync(join(seeded.dir, 'size'), 'utf8'))).toBeLessThanOrEqual(250);
+    expect(await cache.get(key(5))).toBe('x'.repeat(100));
   });
 
   it('lets two writers of one key end with one whole entry', async () => {
