@@ -244,17 +244,23 @@ async function postBuild(
   const parsed = parseDocuments(output);
   if (parsed.error) throw new Error(`unreadable kustomize output: ${parsed.error}`);
   const substitution = postBuildSubstitution(ctx, input);
-  const objects: RenderedObject[] = [];
-  for (const { manifest } of parsed.documents) {
+  const read = parsed.documents.map(({ manifest }) => {
     const meta = objectMeta(manifest);
-    if (!meta.name || !meta.kind || !meta.apiVersion) {
+    const named = Boolean(meta.name && meta.kind && meta.apiVersion);
+    const file = named ? takeOrigin(manifest, input.path, keepOrigin) : undefined;
+    // Before substitution: the source file holds the name as kustomize read it. Every file
+    // is asked for at once: each is a read the thread pool may be slow to answer.
+    const line = file ? lineOf(file, meta.kind, meta.name) : undefined;
+    return { manifest, meta, named, file, line };
+  });
+  const objects: RenderedObject[] = [];
+  for (const { manifest, meta, named, file, line: lineFound } of read) {
+    if (!named) {
       throw new SubstitutionError(
         `failed to decode Kubernetes apiVersion, kind and name from: ${meta.kind || 'object'}`,
       );
     }
-    const file = takeOrigin(manifest, input.path, keepOrigin);
-    // Before substitution: the source file holds the name as kustomize read it.
-    const line = file ? await lineOf(file, meta.kind, meta.name) : undefined;
+    const line = await lineFound;
     const { manifest: out, secret } = substitution
       ? substituteObject(substitution, manifest, meta)
       : { manifest, secret: undefined };
