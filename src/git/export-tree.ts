@@ -23,7 +23,7 @@ export async function resolveRevision(
 }
 
 /** Files from which an export is written by two processes at once. */
-const SPLIT_FROM = 400;
+const SPLIT_FROM = 100;
 
 /**
  * Writes `paths` (repository-relative files of the revision, see listTree) under `dest`,
