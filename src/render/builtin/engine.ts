@@ -10,12 +10,7 @@ import type { ReleaseKeying } from './build-helm-release.js';
 import type { KustomizeKeying } from './build-keys.js';
 import type { TemplateCache } from '../helm/index.js';
 import { KustomizeServer } from '../kustomize/index.js';
-import {
-  RenderCache,
-  readCluster,
-  writeCluster,
-  type RenderMemo,
-} from '../cache/index.js';
+import { RenderCache, readCluster, writeCluster, type RenderMemo } from '../cache/index.js';
 import { resolveRevision } from '../../git/index.js';
 import type { ToolRunner } from '../../tool-runner.js';
 import { keepable, keepsWhole, seedMemo, wholeRenderKey } from './whole-render.js';
@@ -108,15 +103,10 @@ export class BuiltinEngine implements RenderEngine {
         );
       }
       // What this render reads, for the review's other render and a render kept whole.
-      const reads: RenderReads | undefined =
+      const reads =
         sha === undefined
           ? undefined
-          : {
-              builds: new Map(),
-              releases: new Map(),
-              ...(complete ? { discovery: structuredClone(found) } : {}),
-            };
-      if (reads && sha !== undefined) this.#reads.remember(request.memo, sha, reads);
+          : this.#reads.begin(request.memo, sha, complete ? found : undefined);
       const where = {
         workspace,
         repoRoot,

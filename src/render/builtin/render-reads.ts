@@ -38,6 +38,21 @@ export class ReviewReads {
   }
 
   /**
+   * The record a render of commit `sha` fills as it builds, remembered for the next render
+   * with `memo`, with a copy of what its discovery found (undefined: the revision lacked
+   * files, so discovery may have missed some).
+   */
+  begin(memo: RenderMemo | undefined, sha: string, discovery: Discovery | undefined): RenderReads {
+    const reads: RenderReads = {
+      builds: new Map(),
+      releases: new Map(),
+      ...(discovery ? { discovery: structuredClone(discovery) } : {}),
+    };
+    this.remember(memo, sha, reads);
+    return reads;
+  }
+
+  /**
    * What the last render with the same memo (the review's other render) still tells of
    * this one, of commit `sha`: git names the paths that differ between the two commits. Its
    * builds whose reads none of those touch, and its discovery when no path in the entry
