@@ -30,7 +30,13 @@ import {
   KustomizeServer,
   type ServerBuildOptions,
 } from '../../src/render/kustomize/kustomize-server.js';
-import { ToolError, ToolRunner, describeCommand } from '../../src/tool-runner.js';
+import {
+  ToolError,
+  ToolRunner,
+  describeCommand,
+  type ServerExit,
+  type ToolName,
+} from '../../src/tool-runner.js';
 import { projectRoot } from '../support/paths.js';
 import { findTool } from '../support/tools.js';
 import {
@@ -115,6 +121,7 @@ describe('kustomize-server, against kustomize build', () => {
   const expected = new Map<string, Outcome>();
   let runner: ToolRunner;
   let server: KustomizeServer;
+  let bin = config.toolsBinDir;
   const options = (plugins: boolean, more: Partial<ServerBuildOptions> = {}) => ({
     ...OPTIONS,
     enableExecPlugins: plugins,
@@ -122,7 +129,6 @@ describe('kustomize-server, against kustomize build', () => {
   });
 
   beforeAll(async () => {
-    let bin = config.toolsBinDir;
     if (go !== undefined) {
       bin = join(work, 'bin');
       await promisify(execFile)(go, ['build', '-o', join(bin, 'kustomize-server'), '.'], {
@@ -224,6 +230,35 @@ describe('kustomize-server, against kustomize build', () => {
     const binary = await outcome(kustomizeBuild(runner, dir, options(true)));
     expect(await build).toEqual(binary);
     expect(binary).toEqual({ yaml: expect.stringContaining('name: crash') });
+  });
+
+  it('starts its process when warmed, before any build, and stops it when closed', async () => {
+    const started: Array<Promise<ServerExit>> = [];
+    class Watching extends ToolRunner {
+      override async spawnServer(tool: ToolName, args: readonly string[]) {
+        const process = await super.spawnServer(tool, args);
+        started.push(process.exited);
+        return process;
+      }
+    }
+    const path = [config.toolsBinDir, config.path].join(delimiter);
+    const warmed = new KustomizeServer(
+      new Watching({ toolsBinDir: bin, path, baseEnv: config.toolEnv }),
+    );
+    warmed.warm();
+    for (let i = 0; i < 100 && started.length === 0; i++)
+      await new Promise((r) => setTimeout(r, 20));
+    expect(started).toHaveLength(1);
+    // The first build goes to the process the warming started.
+    const [first] = cases;
+    expect(first).toBeDefined();
+    if (first)
+      expect(await outcome(warmed.build(first.dir, options(first.plugins)))).toEqual(
+        expected.get(first.name),
+      );
+    expect(started).toHaveLength(1);
+    await warmed.close();
+    expect(await started[0]).toMatchObject({ cancelled: false });
   });
 
   it('stops the server, and what its builds started, when the render is cancelled', async () => {
