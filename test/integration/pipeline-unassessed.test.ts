@@ -24,6 +24,7 @@ import {
   yamlStream as yaml,
   type RepoFiles,
   type TestRepo,
+  helmRepositoryRelease,
   repositoryChartRelease,
 } from '../support/repo.js';
 
@@ -64,22 +65,8 @@ const helmRepository = (name: string, url: string) => ({
   spec: { interval: '1h', url },
 });
 
-const remoteRelease = (name: string, repository: string, values: Record<string, unknown>) => ({
-  apiVersion: 'helm.toolkit.fluxcd.io/v2',
-  kind: 'HelmRelease',
-  metadata: { name, namespace: 'apps' },
-  spec: {
-    interval: '1h',
-    chart: {
-      spec: {
-        chart: 'hello',
-        version: '1.0.0',
-        sourceRef: { kind: 'HelmRepository', name: repository },
-      },
-    },
-    values,
-  },
-});
+const remoteRelease = (name: string, repository: string, values: Record<string, unknown>) =>
+  helmRepositoryRelease(name, 'apps', { chart: 'hello', version: '1.0.0', repository }, { values });
 
 const localRelease = repositoryChartRelease('web', 'apps', './charts/web');
 

@@ -18,6 +18,7 @@ import {
   bootstrap,
   fluxKustomization,
   makeRepo,
+  helmRepositoryRelease,
   repositoryChartRelease,
   yamlStream as yaml,
   type RepoFiles,
@@ -54,17 +55,8 @@ const engine = (cache?: RenderSettings['cache']) =>
 const configMap = (name: string, data: Record<string, string>) =>
   yaml({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'apps' }, data });
 
-const remoteRelease = (name: string, version: string) => ({
-  apiVersion: 'helm.toolkit.fluxcd.io/v2',
-  kind: 'HelmRelease',
-  metadata: { name, namespace: 'apps' },
-  spec: {
-    interval: '1h',
-    chart: {
-      spec: { chart: 'hello', version, sourceRef: { kind: 'HelmRepository', name: 'charts' } },
-    },
-  },
-});
+const remoteRelease = (name: string, version: string) =>
+  helmRepositoryRelease(name, 'apps', { chart: 'hello', version, repository: 'charts' });
 
 /** A Kustomization substituting a Secret's value, a chart from the repository, one from a server. */
 function files(version = '1.0.0'): RepoFiles {

@@ -132,3 +132,26 @@ export function repositoryChartRelease(
     },
   };
 }
+
+/**
+ * A HelmRelease of chart `chart` at `version` from the HelmRepository `repository` of its
+ * namespace; `spec` adds to or overrides its spec.
+ */
+export function helmRepositoryRelease(
+  name: string,
+  namespace: string,
+  chart: { chart: string; version: string; repository: string },
+  spec: Record<string, unknown> = {},
+): Record<string, unknown> {
+  const { repository, ...request } = chart;
+  return {
+    apiVersion: 'helm.toolkit.fluxcd.io/v2',
+    kind: 'HelmRelease',
+    metadata: { name, namespace },
+    spec: {
+      interval: '1h',
+      chart: { spec: { ...request, sourceRef: { kind: 'HelmRepository', name: repository } } },
+      ...spec,
+    },
+  };
+}
