@@ -30,6 +30,7 @@ import {
   type TestRepo,
   yamlStream,
 } from '../support/repo.js';
+import { appClaim, appConfigMap } from '../support/app-objects.js';
 import { findTool } from '../support/tools.js';
 
 const scratch: string[] = [];
@@ -88,20 +89,6 @@ spec:
 `,
 };
 
-const configMap = (color: string) => ({
-  apiVersion: 'v1',
-  kind: 'ConfigMap',
-  metadata: { name: 'app-config', namespace: 'apps' },
-  data: { color },
-});
-
-const claim = {
-  apiVersion: 'v1',
-  kind: 'PersistentVolumeClaim',
-  metadata: { name: 'app-data', namespace: 'apps' },
-  spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
-};
-
 const secret = {
   apiVersion: 'v1',
   kind: 'Secret',
@@ -132,8 +119,8 @@ beforeAll(() => {
     {
       'clusters/prod/flux-system.yaml': bootstrap('./clusters/prod'),
       'clusters/prod/apps.yaml': yamlStream(fluxKustomization('apps', './apps')),
-      'apps/config.yaml': yamlStream(configMap('red'), secret),
-      'apps/data.yaml': yamlStream(claim),
+      'apps/config.yaml': yamlStream(appConfigMap('red'), secret),
+      'apps/data.yaml': yamlStream(appClaim),
       'apps/web.yaml': yamlStream(release('nginx:1.27')),
       ...chart,
     },
@@ -141,7 +128,7 @@ beforeAll(() => {
   );
   fleet.commit('base');
   fleet.write({
-    'apps/config.yaml': yamlStream(configMap('blue'), secret),
+    'apps/config.yaml': yamlStream(appConfigMap('blue'), secret),
     'apps/web.yaml': yamlStream(release('nginx:1.28')),
   });
   rmSync(join(fleet.dir, 'apps/data.yaml'));

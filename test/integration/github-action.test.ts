@@ -22,20 +22,9 @@ import {
 import { startGitHubEmulator } from '../support/github-emulator.js';
 import { projectRoot } from '../support/paths.js';
 import { bootstrap, makeRepo, yamlStream, type TestRepo } from '../support/repo.js';
+import { appClaim, appConfigMap } from '../support/app-objects.js';
 
 const PULL = 7;
-const configMap = (color: string) => ({
-  apiVersion: 'v1',
-  kind: 'ConfigMap',
-  metadata: { name: 'app-config', namespace: 'apps' },
-  data: { color },
-});
-const claim = {
-  apiVersion: 'v1',
-  kind: 'PersistentVolumeClaim',
-  metadata: { name: 'app-data', namespace: 'apps' },
-  spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
-};
 
 let fleet: TestRepo;
 let scratch: string;
@@ -57,8 +46,8 @@ beforeAll(() => {
   fleet = makeRepo(
     {
       'clusters/prod/flux-system.yaml': bootstrap('./clusters/prod'),
-      'clusters/prod/config.yaml': yamlStream(configMap('red')),
-      'clusters/prod/data.yaml': yamlStream(claim),
+      'clusters/prod/config.yaml': yamlStream(appConfigMap('red')),
+      'clusters/prod/data.yaml': yamlStream(appClaim),
     },
     { git: true },
   );
@@ -67,7 +56,7 @@ beforeAll(() => {
   rmSync(join(fleet.dir, 'clusters/prod/data.yaml'));
   sha.dropClaim = fleet.commit('drop the claim');
   git('checkout', '-q', '-b', 'tweak', 'main');
-  fleet.write({ 'clusters/prod/config.yaml': yamlStream(configMap('blue')) });
+  fleet.write({ 'clusters/prod/config.yaml': yamlStream(appConfigMap('blue')) });
   sha.tweak = fleet.commit('recolour');
   git('checkout', '-q', 'main');
 });
