@@ -174,8 +174,13 @@ async function inflate(
       return withSecretsMarked(release, { error: lackingMessage(lacking) });
     const keying = ctx.keying;
     if (keying) key = releaseKey(keying.tool, { ...release, chart, options, naming, assumed });
-    const pre = key && keying?.reads && preKey(ctx, keying, release);
-    if (key && pre) keying?.reads?.record.set(producerRefKey(ref), { pre, key });
+    // What the next render needs to find this key without the chart (carried-release.ts).
+    const record = keying?.reads?.record;
+    if (keying && key !== undefined && record) {
+      const parts = { tool: keying.tool, ...release, options, assumed };
+      const pre = releasePreKey(parts, ctx.chartSources.lookup);
+      if (pre !== undefined) record.set(producerRefKey(ref), { pre, key });
+    }
     const outcome = await reuseOrBuild(keying ?? {}, key, releaseOutcome, async () => {
       const chartDir = chart.dir;
       const rendered = await helmTemplate(
