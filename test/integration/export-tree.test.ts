@@ -9,9 +9,11 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { exportTree, listTree } from '../../src/git/index.js';
 import { walkTree } from '../../src/render/tree.js';
-import { testRunner } from '../support/render.js';
+import { loadConfig } from '../../src/config.js';
+import { RecordingRunner } from '../support/chart-sources.js';
 import { makeRepo, type RepoFiles, type TestRepo } from '../support/repo.js';
 
+const config = loadConfig();
 const repos: TestRepo[] = [];
 const folders: string[] = [];
 afterAll(() => {
@@ -28,26 +30,35 @@ function manyFiles(count: number): RepoFiles {
   return files;
 }
 
-async function exported(files: RepoFiles): Promise<{ dest: string; paths: string[] }> {
+async function exported(
+  files: RepoFiles,
+): Promise<{ dest: string; paths: string[]; checkouts: number }> {
   const repo = makeRepo(files, { git: true });
   repos.push(repo);
   const sha = repo.commit('files');
   const work = mkdtempSync(join(tmpdir(), 'fluxlens-export-tree-'));
   folders.push(work);
-  const listing = await listTree(testRunner(), repo.dir, sha);
+  const runner = new RecordingRunner({
+    toolsBinDir: config.toolsBinDir,
+    path: config.path,
+    baseEnv: config.toolEnv,
+  });
+  const listing = await listTree(runner, repo.dir, sha);
   const paths = listing.map((f) => f.path);
   const dest = join(work, 'repository');
-  await exportTree(testRunner(), repo.dir, sha, dest, work, paths);
-  return { dest, paths };
+  await exportTree(runner, repo.dir, sha, dest, work, paths);
+  const checkouts = runner.calls.filter((c) => c.includes('checkout-index')).length;
+  return { dest, paths, checkouts };
 }
 
 describe('exportTree', () => {
   it.each([
-    ['one checkout', 50],
-    ['two checkouts', 900],
-  ])('writes every file of the revision as git has it (%s)', async (_case, count) => {
+    ['one checkout', 50, 1],
+    ['two checkouts', 900, 2],
+  ])('writes every file of the revision as git has it (%s)', async (_case, count, processes) => {
     const files = manyFiles(count);
-    const { dest, paths } = await exported(files);
+    const { dest, paths, checkouts } = await exported(files);
+    expect(checkouts).toBe(processes);
     expect(paths).toHaveLength(count + 1);
     const written = (await walkTree(dest)).filter((e) => e.kind !== 'dir');
     expect(written.map((e) => e.path).sort()).toEqual([...paths].sort());

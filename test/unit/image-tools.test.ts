@@ -93,8 +93,9 @@ describe('the Dockerfile', () => {
   it('builds kustomize-server from its sources with a Go stage, and checks it by their digest', () => {
     expect(dockerfile).toMatch(/^FROM \$\{GO_IMAGE\} AS go$/m);
     expect(dockerfile).toContain('COPY --from=go /usr/local/go /usr/local/go');
-    expect(contextSources(dockerfile)).toEqual(
-      expect.arrayContaining(['tools/kustomize-server', 'tools/kustomize-server']),
+    // Copied into the tools stage, and bound into the runtime stage's check.
+    expect(contextSources(dockerfile).filter((s) => s === 'tools/kustomize-server')).toHaveLength(
+      2,
     );
     // The runtime stage's check computes the pinned digest from the same sources.
     const check = instructions(dockerfile).find((line) =>
