@@ -123,6 +123,22 @@ export async function walkTree(root: string): Promise<TreeEntry[]> {
 }
 
 /**
+ * walkTree for trees nothing writes into while it is used (the renderer's own copies): each
+ * folder is walked once, however many ask.
+ */
+export function walkOnce(): (root: string) => Promise<TreeEntry[]> {
+  const walks = new Map<string, Promise<TreeEntry[]>>();
+  return (root) => {
+    let walk = walks.get(root);
+    if (walk === undefined) {
+      walk = walkTree(root);
+      walks.set(root, walk);
+    }
+    return walk;
+  };
+}
+
+/**
  * Whether copyTree with `keep` would copy the tree of `entries` whole: no symlink, no
  * `.git`, nothing but files and folders, and none the filter drops. Then the tree itself
  * can serve where its artifact is asked for, without a copy.

@@ -42,7 +42,7 @@ import { materializeFiles } from '../materialize.js';
 import { buildReads, recallLeads } from './build-reads.js';
 import { toolVersion } from './tool-version.js';
 import type { LeadsMemo } from './export-set.js';
-import { isDirectory } from '../tree.js';
+import { isDirectory, walkOnce, type TreeEntry } from '../tree.js';
 import { createWorkspace, removeWorkspace } from '../workspace.js';
 
 export class BuiltinEngine implements RenderEngine {
@@ -93,9 +93,17 @@ export class BuiltinEngine implements RenderEngine {
       // Files the clone lacks may hide objects: then nothing found is carried either way.
       const complete = lacking.size === 0;
       const carried = await carrying;
+      // The repository is listed once, for discovery's ignore rules and for its artifact.
+      const walk = walkOnce();
       const found =
         (complete ? carried?.discovery : undefined) ??
-        withInstanceSyncs(await discover(repoRoot, entry, await SourceIgnore.load(repoRoot)));
+        withInstanceSyncs(
+          await discover(
+            repoRoot,
+            entry,
+            await SourceIgnore.load(repoRoot, undefined, await walk(repoRoot)),
+          ),
+        );
       if (found.kustomizations.length === 0 && found.helmReleases.length === 0) {
         throw new FluxlensError(
           'no-flux-objects',
@@ -114,6 +122,7 @@ export class BuiltinEngine implements RenderEngine {
         wholeKey: kept?.key,
         server,
         reads: reads && { record: reads, carried: carried?.builds },
+        walk,
       };
       return await this.renderCluster(request, where, found, onProgress);
     } finally {
@@ -134,6 +143,7 @@ export class BuiltinEngine implements RenderEngine {
       server: KustomizeServer | undefined;
       /** What this render reads, and what the review's other render's record still tells. */
       reads: { record: RenderReads; carried: CarriedBuilds | undefined } | undefined;
+      walk: (root: string) => Promise<TreeEntry[]>;
     },
     found: Discovery,
     onProgress?: (p: RenderProgress) => void,
@@ -150,7 +160,8 @@ export class BuiltinEngine implements RenderEngine {
     // Objects of the cluster rendered so far, then the ones written under the entry.
     const lookup = (kind: string, ns: string, name: string): Manifest | undefined =>
       producers.clusterObject(kind, ns, name) ?? sourceObjects.get(`${kind}/${ns}/${name}`);
-    const sources = new Sources(workspace, repoRoot, request.repoUrl, request.sources, lookup);
+    const { repoUrl, sources: mappings } = request;
+    const sources = new Sources(workspace, repoRoot, repoUrl, mappings, lookup, where.walk);
     let builds = 0;
     const cache = await this.keying(request.memo);
     if (where.reads) {

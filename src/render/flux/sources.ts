@@ -9,7 +9,7 @@ import { join, posix, resolve, sep } from 'node:path';
 import type { Manifest } from '../../model/index.js';
 import type { SourceMapping } from '../source-mapping.js';
 import { SourceIgnore } from './source-ignore.js';
-import { copyTree, keepsWholeTree, walkTree } from '../tree.js';
+import { copyTree, keepsWholeTree, walkTree, type TreeEntry } from '../tree.js';
 
 export interface SourceRef {
   kind: string;
@@ -54,6 +54,8 @@ export class Sources {
       namespace: string,
       name: string,
     ) => Manifest | undefined,
+    /** Lists a source folder; the render's discovery may have listed the repository already. */
+    private readonly walk: (root: string) => Promise<TreeEntry[]> = walkTree,
   ) {}
 
   async resolve(ref: SourceRef): Promise<SourceResolution> {
@@ -108,7 +110,7 @@ export class Sources {
     if (!copy) {
       copy = (async () => {
         const dest = join(this.workspace, `source-${this.#copies.size}`);
-        const entries = await walkTree(dir);
+        const entries = await this.walk(dir);
         const rules = await SourceIgnore.load(dir, ignore, entries);
         const keep = (rel: string, isDir: boolean) => !rules.ignores(rel, isDir);
         const surelyKept = (rel: string, isDir: boolean) =>
