@@ -21,7 +21,7 @@ import {
   type KustomizeServer,
 } from '../kustomize/index.js';
 import { reuse, reuseOrBuild } from '../cache/index.js';
-import { buildReads, buildSpec, type BuildReadsRecord } from './carried-builds.js';
+import { buildSpec, recordedReads, type BuildReadsRecord } from './carried-builds.js';
 import { buildKey, producerKey, readBuildInputs, type KustomizeKeying } from './build-keys.js';
 import { type KeyedOutcome, withInputKey } from './input-key.js';
 import {
@@ -107,7 +107,7 @@ export async function buildKustomization(
     key = build !== undefined ? producerKey(build, ctx, input, generated) : undefined;
     const record = readsRecord(ctx, input);
     if (record && build !== undefined && inputs?.direct === true)
-      record.set(producerRefKey(input.ref), buildReads(input, build, generated, inputs));
+      record.set(producerRefKey(input.ref), recordedReads(input, build, generated, inputs));
     const outcome = await reuseOrBuild<BuildOutcome>(
       keying ?? {},
       key,

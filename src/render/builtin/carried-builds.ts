@@ -52,7 +52,7 @@ export function buildSpec(input: BuildInput): string {
 }
 
 /** The reads of a build that ran (or was keyed), as a record keeps them. */
-export function buildReads(
+export function recordedReads(
   input: BuildInput,
   build: string,
   generated: GeneratedKustomization,

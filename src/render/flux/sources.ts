@@ -9,7 +9,7 @@ import { join, posix, resolve, sep } from 'node:path';
 import type { Manifest } from '../../model/index.js';
 import type { SourceMapping } from '../source-mapping.js';
 import { SourceIgnore } from './source-ignore.js';
-import { copyTree, keepsWholeTree, walkTree, type TreeEntry } from '../tree.js';
+import { copyTree, keepsWholeTree, type TreeEntry } from '../tree.js';
 
 export interface SourceRef {
   kind: string;
@@ -54,8 +54,8 @@ export class Sources {
       namespace: string,
       name: string,
     ) => Manifest | undefined,
-    /** Lists a source folder; the render's discovery may have listed the repository already. */
-    private readonly walk: (root: string) => Promise<TreeEntry[]> = walkTree,
+    /** Lists a source folder (walkOnce: discovery may have listed the repository already). */
+    private readonly walk: (root: string) => Promise<TreeEntry[]>,
   ) {}
 
   async resolve(ref: SourceRef): Promise<SourceResolution> {
