@@ -8,8 +8,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CarriedBuilds, type BuildReads } from '../../../src/render/builtin/carried-builds.js';
-import { readRenderReads, writeRenderReads } from '../../../src/render/builtin/render-reads.js';
-import { RenderCache } from '../../../src/render/cache/index.js';
+import {
+  ReviewReads,
+  readRenderReads,
+  writeRenderReads,
+} from '../../../src/render/builtin/render-reads.js';
+import { RenderCache, RenderMemo } from '../../../src/render/cache/index.js';
+import { testRunner } from '../../support/render.js';
+import { makeRepo } from '../../support/repo.js';
 
 const PRODUCER = 'Kustomization/flux-system/app';
 const RELEASE = 'HelmRelease/apps/web';
@@ -128,6 +134,54 @@ describe('what discovery found', () => {
       });
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("the review's other render's record", () => {
+  it('hands on discovery when no path in the entry changed, as git tells it', async () => {
+    const repo = makeRepo(
+      { 'clusters/prod/ks.yaml': 'a: 1\n', 'apps/web/deploy.yaml': 'b: 1\n' },
+      { git: true },
+    );
+    try {
+      const base = repo.commit('base');
+      repo.write({ 'apps/web/deploy.yaml': 'b: 2\n' });
+      const appOnly = repo.commit('app');
+      repo.write({ 'clusters/prod/ks.yaml': 'a: 2\n' });
+      const entryToo = repo.commit('entry');
+      const discovery = {
+        entry: 'clusters/prod',
+        kustomizations: [
+          { manifest: { kind: 'Kustomization' }, file: 'clusters/prod/ks.yaml', line: 1 },
+        ],
+        helmReleases: [],
+        sources: [],
+        configData: [],
+        instances: [],
+      };
+      const carriedAt = async (sha: string) => {
+        const memo = new RenderMemo();
+        const reads = new ReviewReads();
+        reads.begin(memo, base, discovery);
+        const request = {
+          repoDir: repo.dir,
+          rev: sha,
+          entry: './clusters/prod',
+          sources: [],
+          memo,
+        };
+        return reads.carried(testRunner(), request, sha);
+      };
+      const app = await carriedAt(appOnly);
+      expect(app?.discovery).toEqual(discovery);
+      // A copy: nothing of one render's objects reaches the other.
+      expect(app?.discovery?.kustomizations[0]).not.toBe(discovery.kustomizations[0]);
+      const entry = await carriedAt(entryToo);
+      expect(entry?.builds).toBeDefined();
+      expect(entry?.discovery).toBeUndefined();
+    } finally {
+      repo.remove();
     }
   });
 });
