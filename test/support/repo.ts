@@ -116,21 +116,8 @@ export function repositoryChartRelease(
   chart: string,
   spec: Record<string, unknown> = {},
 ): Record<string, unknown> {
-  return {
-    apiVersion: 'helm.toolkit.fluxcd.io/v2',
-    kind: 'HelmRelease',
-    metadata: { name, namespace },
-    spec: {
-      interval: '1h',
-      chart: {
-        spec: {
-          chart,
-          sourceRef: { kind: 'GitRepository', name: 'flux-system', namespace: 'flux-system' },
-        },
-      },
-      ...spec,
-    },
-  };
+  const sourceRef = { kind: 'GitRepository', name: 'flux-system', namespace: 'flux-system' };
+  return helmRelease(name, namespace, { chart, sourceRef }, spec);
 }
 
 /**
@@ -144,14 +131,20 @@ export function helmRepositoryRelease(
   spec: Record<string, unknown> = {},
 ): Record<string, unknown> {
   const { repository, ...request } = chart;
+  const sourceRef = { kind: 'HelmRepository', name: repository };
+  return helmRelease(name, namespace, { ...request, sourceRef }, spec);
+}
+
+function helmRelease(
+  name: string,
+  namespace: string,
+  chartSpec: Record<string, unknown>,
+  spec: Record<string, unknown>,
+): Record<string, unknown> {
   return {
     apiVersion: 'helm.toolkit.fluxcd.io/v2',
     kind: 'HelmRelease',
     metadata: { name, namespace },
-    spec: {
-      interval: '1h',
-      chart: { spec: { ...request, sourceRef: { kind: 'HelmRepository', name: repository } } },
-      ...spec,
-    },
+    spec: { interval: '1h', chart: { spec: chartSpec }, ...spec },
   };
 }
