@@ -12,6 +12,7 @@ import { checkCredentials, githubFromConfig } from '../src/github/index.js';
 import { createLogger } from '../src/logger.js';
 import { createRedisQueue, startRedisWorker } from '../src/queue/index.js';
 import { createGitHubCallCounter, createReviewProcessor } from '../src/review/index.js';
+import { FLUXLENS_VERSION } from '../src/version.js';
 
 export interface WorkerIO {
   env: NodeJS.ProcessEnv;
@@ -35,6 +36,7 @@ async function runWorker(io: WorkerIO): Promise<void> {
   const config = loadServiceConfig('worker', io.env, { cpuCount: availableParallelism() });
   const redisUrl = config.redisUrl ?? '';
   const logger = createLogger({ level: config.logLevel });
+  logger.info({ version: FLUXLENS_VERSION, node: process.version }, 'fluxlens worker starting');
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const github = githubFromConfig(config, logger, createGitHubCallCounter(registry));
@@ -72,7 +74,8 @@ async function serveMetrics(registry: Registry, port: number): Promise<Server> {
         () => res.writeHead(500).end(),
       );
     } else if (req.method === 'GET' && req.url === '/healthz') {
-      res.writeHead(200, { 'content-type': 'text/plain' }).end('ok\n');
+      const health = JSON.stringify({ status: 'ok', version: FLUXLENS_VERSION });
+      res.writeHead(200, { 'content-type': 'application/json' }).end(health);
     } else {
       res.writeHead(404).end();
     }

@@ -3,6 +3,7 @@
  * final error to an exit code and a message, with advice the error's data calls for.
  */
 import { classify, errorMessage, RevisionError, UsageError } from '../errors.js';
+import { FLUXLENS_VERSION } from '../version.js';
 import { diffCommand } from './diff-command.js';
 import type { CliIO } from './io.js';
 import { renderCommand } from './render-command.js';
@@ -75,6 +76,10 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     const [command, ...rest] = argv;
     if (command === undefined || command === '-h' || command === '--help' || command === 'help') {
       io.stdout(USAGE);
+      return 0;
+    }
+    if (command === '--version' || command === '-V') {
+      io.stdout(`${FLUXLENS_VERSION}\n`);
       return 0;
     }
     if (command === 'render') return await renderCommand(rest, io);

@@ -24,6 +24,7 @@ import {
   reportSkipped,
 } from '../review/index.js';
 import { buildServer, createMetricsRegistry, startResync } from '../server/index.js';
+import { FLUXLENS_VERSION } from '../version.js';
 import { parseFlags } from './flags.js';
 import type { CliIO } from './io.js';
 import { usageOf } from './usage.js';
@@ -42,6 +43,7 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
   }
   const config = loadServiceConfig('server', io.env, { cpuCount: availableParallelism() });
   const logger = createLogger({ level: config.logLevel });
+  logger.info({ version: FLUXLENS_VERSION, node: process.version }, 'fluxlens serve starting');
   const registry = createMetricsRegistry({ processMetrics: true });
   const github = githubFromConfig(config, logger, createGitHubCallCounter(registry));
   void checkCredentials(github, logger);

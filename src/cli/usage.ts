@@ -3,6 +3,7 @@
  * test, so the two cannot drift.
  */
 export const USAGE = `Usage: fluxlens <command> [options]
+       fluxlens --version   print the version (also -V)
 
 Commands:
   diff      Compare a pull request's head with its base as rendered objects, with risks

@@ -8,6 +8,7 @@ import { retry } from '@octokit/plugin-retry';
 import { throttling } from '@octokit/plugin-throttling';
 import { Octokit } from '@octokit/rest';
 import Bottleneck from 'bottleneck';
+import { FLUXLENS_VERSION } from '../version.js';
 
 export const FluxlensOctokit = Octokit.plugin(retry, throttling);
 export type GitHubOctokit = InstanceType<typeof FluxlensOctokit>;
@@ -104,7 +105,7 @@ export function buildOctokit(settings: OctokitSettings): GitHubOctokit {
   // and logs it once, with the job's context.
   const common = {
     baseUrl: settings.apiUrl,
-    userAgent: 'fluxlens',
+    userAgent: `fluxlens/${FLUXLENS_VERSION}`,
     log: { debug: () => {}, info: () => {}, warn: octokitWarn, error: () => {} },
     request: { fetch: timeoutFetch(settings.timeoutMs, settings.onResponse) },
     retry: { retries: limits.retries, retryAfterBaseValue: limits.retryBaseMs },

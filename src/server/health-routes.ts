@@ -1,9 +1,10 @@
 /**
- * Liveness, readiness and Prometheus scrapes. Logged at warn only: probes and scrapes
- * arrive every few seconds and would drown the request log.
+ * Liveness (with the running version), readiness and Prometheus scrapes. Logged at warn
+ * only: probes and scrapes arrive every few seconds and would drown the request log.
  */
 import type { FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
+import { FLUXLENS_VERSION } from '../version.js';
 import type { ServerContext } from './server-context.js';
 import type { Readiness } from './types.js';
 
@@ -15,7 +16,7 @@ export function registerHealthRoutes(
   const quiet = { logLevel: 'warn' } as const;
   const readiness = ctx.deps.readiness ?? (() => queueReadiness(ctx));
 
-  app.get('/healthz', quiet, async () => ({ status: 'ok' }));
+  app.get('/healthz', quiet, async () => ({ status: 'ok', version: FLUXLENS_VERSION }));
 
   app.get('/readyz', quiet, async (request, reply) => {
     let result: Readiness;

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { GitHubError } from '../../src/github/index.js';
@@ -10,6 +12,7 @@ import {
   USER_TOKEN,
   useFixtures,
 } from '../support/github-fixture.js';
+import { projectRoot } from '../support/paths.js';
 
 const fixtures = useFixtures();
 
@@ -118,6 +121,24 @@ describe('personal access token', () => {
     expect(emulator.state().statuses).toMatchObject([
       { sha: HEAD_SHA, state: 'success', context: 'fluxlens', creator: 'ci-bot' },
     ]);
+  });
+
+  it("names fluxlens and package.json's version in every request's User-Agent", async () => {
+    const fixture = await fixtures.token();
+    const { emulator, client } = fixture;
+    emulator.expect('GET', '/user');
+    emulator.expect('POST', '/repos/acme/gitops/statuses/:sha');
+    const manifest = JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as {
+      version: string;
+    };
+
+    await client.verifyCredentials();
+    await client
+      .forInstallation()
+      .ensureStatus({ ...REPO, sha: HEAD_SHA, state: 'success', description: 'No changes' });
+
+    const agents = emulator.requests().map((r) => r.userAgent.split(' ')[0]);
+    expect(agents).toEqual(Array(2).fill(`fluxlens/${manifest.version}`));
   });
 
   it('refuses a wrong token with a clear error that does not contain it', async () => {

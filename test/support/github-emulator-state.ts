@@ -14,6 +14,8 @@ export interface RecordedRequest {
   /** Parsed JSON body, or undefined when there was none. */
   body: unknown;
   auth: AuthKind;
+  /** The client's User-Agent header ('' when it sent none). */
+  userAgent: string;
   /** The installation whose token was used (auth `installation`). */
   installationId?: number;
   status: number;

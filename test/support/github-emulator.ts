@@ -232,7 +232,16 @@ export async function startGitHubEmulator(
     }
     const query = Object.fromEntries(url.searchParams);
     const auth = resolveAuth(req.headers.authorization);
-    const record: RecordedRequest = { method, path, query, body, auth: auth.kind, status: 0 };
+    const userAgent = req.headers['user-agent'] ?? '';
+    const record: RecordedRequest = {
+      method,
+      path,
+      query,
+      body,
+      auth: auth.kind,
+      userAgent,
+      status: 0,
+    };
     const installationId = auth.caller?.installationId;
     if (installationId !== undefined) record.installationId = installationId;
     state.requests.push(record);

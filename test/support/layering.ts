@@ -17,6 +17,7 @@ export const LAYERS: Record<string, readonly string[]> = {
   'registry-config': [],
   config: ['registry-config'],
   'report-link': [],
+  version: [],
   'tool-runner': ['config'],
   logger: ['redact'],
   redact: [],
@@ -27,7 +28,7 @@ export const LAYERS: Record<string, readonly string[]> = {
   risk: ['diff', 'policy'],
   report: ['risk'],
   analysis: ['git', 'render', 'diff', 'risk', 'policy', 'redact', 'tool-runner'],
-  github: ['config'],
+  github: ['config', 'version'],
   queue: ['config'],
   review: [
     'analysis',
@@ -41,9 +42,9 @@ export const LAYERS: Record<string, readonly string[]> = {
     'tool-runner',
     'report-link',
   ],
-  server: ['queue', 'github', 'config', 'logger', 'report-link'],
+  server: ['queue', 'github', 'config', 'logger', 'report-link', 'version'],
   cli: ['*'],
-  workers: ['config', 'logger', 'queue', 'review', 'github', 'tool-runner'],
+  workers: ['config', 'logger', 'queue', 'review', 'github', 'tool-runner', 'version'],
 };
 
 /** Importable by every part. */

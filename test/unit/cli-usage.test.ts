@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RENDER_OPTIONS } from '../../src/cli/flags.js';
+import { main } from '../../src/cli/index.js';
 import { USAGE } from '../../src/cli/usage.js';
 import { projectRoot } from '../support/paths.js';
 
@@ -37,10 +38,38 @@ describe('the CLI help and the README', () => {
     const known = new Set([
       ...Object.keys(RENDER_OPTIONS).map((f) => `--${f}`),
       ...['--repo', '--rev', '--path', '--output', '--base', '--head', '--format', '--fail-on'],
+      '--version',
     ]);
     const section = readme.slice(readme.indexOf('## `fluxlens diff`'), readme.indexOf('## How'));
     expect([...flagsOf(section)].filter((f) => !known.has(f))).toEqual([]);
     expect([...flagsOf(USAGE)].filter((f) => !known.has(f))).toEqual([]);
     expect([...known].filter((f) => !flagsOf(USAGE).has(f))).toEqual([]);
+  });
+});
+
+describe('fluxlens --version', () => {
+  const manifest = JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as {
+    version: string;
+  };
+
+  it.each(['--version', '-V'])("prints package.json's version for %s and exits 0", async (flag) => {
+    let stdout = '';
+    let stderr = '';
+    const code = await main([flag], {
+      stdout: (t) => (stdout += t),
+      stderr: (t) => (stderr += t),
+      isTTY: false,
+      stdoutIsTTY: false,
+      env: {},
+    });
+    expect({ code, stdout, stderr }).toEqual({
+      code: 0,
+      stdout: `${manifest.version}\n`,
+      stderr: '',
+    });
+  });
+
+  it('is in the help', () => {
+    expect(USAGE).toContain('fluxlens --version');
   });
 });

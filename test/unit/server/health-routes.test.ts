@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { projectRoot } from '../../support/paths.js';
 import { example } from './support/github-examples.js';
 import { type TestServer, deliver, metricValue, testServer } from './support/test-server.js';
 
@@ -11,6 +14,15 @@ describe('health and metrics', () => {
     server.queue.down = true;
     const res = await server.app.inject({ method: 'GET', url: '/healthz' });
     expect(res.statusCode).toBe(200);
+  });
+
+  it("says which version of fluxlens is running: package.json's", async () => {
+    server = testServer();
+    const manifest = JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as {
+      version: string;
+    };
+    const res = await server.app.inject({ method: 'GET', url: '/healthz' });
+    expect(res.json()).toEqual({ status: 'ok', version: manifest.version });
   });
 
   it('is ready when the queue answers, and not when it does not', async () => {
