@@ -23,7 +23,7 @@ export default defineConfig({
   input: { index: 'src/cli/index.ts' },
   platform: 'node',
   tsconfig: 'tsconfig.build.json',
-  transform: { target: 'node20.19' },
+  transform: { target: 'node24' },
   // Deep imports too: BullMQ requires ioredis/built/utils.
   external: EXTERNAL.map((name) => new RegExp(`^${name}(/|$)`)),
   onLog(level, log, handler) {

@@ -82,6 +82,14 @@ describe('action.yml', () => {
     }
   });
 
+  it('runs fluxlens on the Node major it is tested on (scripts/tool-versions.sh)', () => {
+    const pins = readFileSync(join(projectRoot, 'scripts/tool-versions.sh'), 'utf8');
+    const major = /^NODE_VERSION=(\d+)\./m.exec(pins)?.[1];
+    const setup = steps.find((s) => s.uses?.startsWith('actions/setup-node@'));
+    expect(major).toBeDefined();
+    expect(String(setup?.with?.['node-version'])).toBe(major);
+  });
+
   it('pins the actions it uses to a major version', () => {
     const uses = steps.flatMap((s) => (s.uses === undefined ? [] : [s.uses]));
     expect(uses.length).toBeGreaterThan(0);
