@@ -192,6 +192,15 @@ describe('the bundled CLI', () => {
     expect(bundled).toEqual(await runCli(args));
   });
 
+  it("prints package.json's version as the sources do", async () => {
+    const bundled = fluxlens(install, ['--version']);
+    const { version } = z
+      .object({ version: z.string() })
+      .parse(JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')));
+    expect(bundled).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
+    expect(bundled).toEqual(await runCli(['--version']));
+  });
+
   it.each(['--help', 'render --help', 'diff --help', 'worker --help'])(
     'prints the usage of `fluxlens %s` as the sources do',
     async (line) => {
