@@ -132,6 +132,28 @@ describe('every kustomization under deploy/', () => {
     );
   });
 
+  it('builds flux/app with every Component at once, with both kustomizes alike', () => {
+    const dir = tempDir('fluxlens-all-components-');
+    cpSync(join(projectRoot, 'deploy'), join(dir, 'deploy'), { recursive: true });
+    const app = join(dir, 'deploy/flux/app');
+    const file = join(app, 'kustomization.yaml');
+    const kustomization = parseDocument(readFileSync(file, 'utf8'));
+    const components = targets.filter((t) => t.kind === 'Component');
+    kustomization.set(
+      'components',
+      components.map((t) => relative(app, join(dir, t.folder))),
+    );
+    writeFileSync(file, kustomization.toString());
+    const built = objects(execFileSync(pinnedKustomize, ['build', app], { encoding: 'utf8' }));
+    expect(built.filter((o) => o.kind === 'Ingress' || o.kind === 'HTTPRoute').map(label)).toEqual([
+      'Ingress/fluxlens/fluxlens',
+    ]);
+    if (kubectl !== undefined) {
+      const out = execFileSync(kubectl, ['kustomize', app], { encoding: 'utf8' });
+      expect(objects(out).map(label)).toEqual(built.map(label));
+    }
+  });
+
   it('drops every object of the in-cluster Redis with the external-redis Component', () => {
     const labels = build('deploy/kubernetes/overlays/external-redis').map(label);
     expect(labels.filter((l) => l.includes('fluxlens-redis'))).toEqual([]);
