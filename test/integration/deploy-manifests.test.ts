@@ -384,6 +384,15 @@ describe("the in-cluster Redis, started from its manifest's command with a real 
     child?.kill();
   });
 
+  it('runs a Redis release with the fixes of CVE-2025-21605, CVE-2025-49844 and CVE-2026-23479', () => {
+    const redis = build('deploy/kubernetes/base').find((o) => o.kind === 'StatefulSet');
+    const image = JSON.stringify(redis);
+    const version = /redis:(\d+)\.(\d+)\.(\d+)/.exec(image)?.slice(1).map(Number) ?? [];
+    // CVE-2026-23479 (use-after-free, 7.2.0 through 8.6.2) is fixed from 8.6.3 on.
+    const [major = 0, minor = 0, patch = 0] = version;
+    expect(major * 1e6 + minor * 1e3 + patch).toBeGreaterThanOrEqual(8_006_003);
+  });
+
   it('refuses a client without the password', async () => {
     const client = new Redis({ port, host: '127.0.0.1', maxRetriesPerRequest: 0 });
     client.on('error', () => undefined);
