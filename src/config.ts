@@ -155,6 +155,16 @@ const FILE_VARIABLES = [
   'FLUXLENS_REPORT_SIGNING_KEY',
 ] as const;
 
+/**
+ * Secrets a deployment may leave out of its Secret (deploy/ mounts their keys with
+ * `optional: true`): a `_FILE` naming a file that does not exist reads as unset. Any other
+ * read error, and a missing file of any other secret, still stops startup.
+ */
+const OPTIONAL_FILE_VARIABLES: ReadonlySet<string> = new Set([
+  'FLUXLENS_API_TOKEN',
+  'FLUXLENS_REPORT_SIGNING_KEY',
+]);
+
 /** Every variable fluxlens reads, for docs/configuration.md's table and its test. */
 export const ENV_VARIABLES: readonly string[] = [
   ...Object.keys(RenderEnvSchema.shape).filter((k) => k !== 'PATH'),
@@ -348,7 +358,10 @@ function githubAuth(e: z.infer<typeof ServiceEnvSchema>): GitHubAuthConfig | und
     : { kind: 'token', token: e.FLUXLENS_GITHUB_TOKEN };
 }
 
-/** `NAME_FILE` read into `NAME` (one trailing newline dropped); both set is an error. */
+/**
+ * `NAME_FILE` read into `NAME` (one trailing newline dropped); both set is an error, and so
+ * is a file that cannot be read, but for a missing file of an optional secret.
+ */
 function withSecretFiles(
   env: NodeJS.ProcessEnv,
   readFile: (path: string) => string,
@@ -364,6 +377,7 @@ function withSecretFiles(
       out[name] = readFile(file).replace(/\r?\n$/, '');
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code ?? 'unreadable';
+      if (code === 'ENOENT' && OPTIONAL_FILE_VARIABLES.has(name)) continue;
       throw new SetupError(`invalid environment: ${name}_FILE: cannot read ${file} (${code})`);
     }
   }

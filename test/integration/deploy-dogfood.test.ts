@@ -23,6 +23,7 @@ import {
   manifests,
   named,
   render,
+  secretKeyUses,
   unmountedSecretFiles,
   workloads,
 } from '../support/deploy.js';
@@ -137,7 +138,8 @@ describe('fluxlens render on deploy/', () => {
   });
 
   it('gives server and worker only settings fluxlens reads, which pass its startup checks', () => {
-    const known = new Set([...ENV_VARIABLES, ...SECRET_FILE_VARIABLES, 'HOME']);
+    // REDIS_PASSWORD only fills in FLUXLENS_REDIS_URL's `$(REDIS_PASSWORD)`.
+    const known = new Set([...ENV_VARIABLES, ...SECRET_FILE_VARIABLES, 'HOME', 'REDIS_PASSWORD']);
     const secret = (key: string) => (key.endsWith('app-id') ? '123456' : 'x'.repeat(32));
     const readFile = (path: string) =>
       path.endsWith('/url') ? 'rediss://redis.example.com:6380' : 'x'.repeat(32);
@@ -160,6 +162,10 @@ describe('fluxlens render on deploy/', () => {
         readFile,
       });
       expect(config.redisUrl).toMatch(/^rediss?:\/\//);
+      // The in-cluster Redis's URL carries the password from the Secret, put in by Kubernetes.
+      if (env['FLUXLENS_REDIS_URL'] !== undefined) {
+        expect(config.redisUrl).toBe(`redis://:${secret('redis-password')}@fluxlens-redis:6379`);
+      }
       expect(config.github.auth?.kind).toBe('app');
     }
   });
@@ -172,6 +178,63 @@ describe('fluxlens render on deploy/', () => {
       pod.volumes?.some((v) => v.secret?.secretName === 'fluxlens-registries'),
     );
     expect(withFile.map((w) => w.label)).toEqual(['Deployment/fluxlens-worker']);
+  });
+
+  it('replaces the HTTPRoute with an Ingress for the host with the ingress Component', async () => {
+    const dir = tempDir('fluxlens-deploy-ingress-');
+    copyDeploy(dir);
+    editYaml(join(dir, 'deploy/flux/fluxlens.yaml'), (d) =>
+      d.setIn(['spec', 'components'], ['../components/ingress']),
+    );
+    const rendered = await render(dir, '--path', 'deploy/flux', '--source', `fluxlens=${dir}`);
+    expect(rendered.errors).toEqual([]);
+    expect(manifests(rendered).filter((m) => m.kind === 'HTTPRoute')).toEqual([]);
+    expect(named(rendered, 'Ingress', 'fluxlens')).toMatchObject({
+      spec: {
+        ingressClassName: 'nginx',
+        tls: [{ hosts: ['fluxlens.example.com'], secretName: 'fluxlens-tls' }],
+        rules: [
+          {
+            host: 'fluxlens.example.com',
+            http: {
+              paths: [
+                { path: '/webhooks/github', pathType: 'Exact' },
+                { path: '/reports', pathType: 'Prefix' },
+              ],
+            },
+          },
+        ],
+      },
+    });
+    expect(JSON.stringify(rendered.objects)).not.toContain('${');
+  });
+
+  it("runs an image of one's own registry with the spec.images of docs/deploy.md", async () => {
+    const guide = readFileSync(join(import.meta.dirname, '../../docs/deploy.md'), 'utf8');
+    const block = /```yaml\n((?:[ \t]*)spec:\n[ \t]+images:\n[\s\S]*?)[ \t]*```/.exec(guide)?.[1];
+    if (!block) throw new Error('docs/deploy.md has no spec.images example');
+    const documented = z
+      .object({
+        spec: z.object({
+          images: z.array(z.looseObject({ newName: z.string(), newTag: z.string() })),
+        }),
+      })
+      .parse(parse(block.replace(/^ {2}/gm, '')));
+    const dir = tempDir('fluxlens-deploy-image-');
+    copyDeploy(dir);
+    editYaml(join(dir, 'deploy/flux/fluxlens.yaml'), (d) =>
+      d.setIn(['spec', 'images'], documented.spec.images),
+    );
+    const rendered = await render(dir, '--path', 'deploy/flux', '--source', `fluxlens=${dir}`);
+    expect(rendered.errors).toEqual([]);
+    const [image] = documented.spec.images;
+    for (const name of ['fluxlens-server', 'fluxlens-worker']) {
+      expect(named(rendered, 'Deployment', name)).toMatchObject({
+        spec: {
+          template: { spec: { containers: [{ image: `${image?.newName}:${image?.newTag}` }] } },
+        },
+      });
+    }
   });
 
   it('points server and worker at another Secret with the existing-Secret patches', async () => {
@@ -193,8 +256,12 @@ describe('fluxlens render on deploy/', () => {
       'Deployment/fluxlens-server',
       'Deployment/fluxlens-worker',
     ]);
+    // Every Secret key any pod reads, Redis's password included, comes from `github-app`.
+    const all = workloads(manifests(rendered));
+    expect(new Set(all.flatMap((w) => secretKeyUses(w.pod)).map((u) => u.secret))).toEqual(
+      new Set(['github-app']),
+    );
     for (const { pod } of services) {
-      expect(pod.volumes?.find((v) => v.name === 'secrets')?.secret?.secretName).toBe('github-app');
       const appId = pod.containers[0]?.env?.find((v) => v.name === 'FLUXLENS_GITHUB_APP_ID');
       expect(appId?.valueFrom?.secretKeyRef).toEqual({ name: 'github-app', key: 'github-app-id' });
     }

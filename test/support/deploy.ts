@@ -12,6 +12,32 @@ import { projectRoot } from './paths.js';
 
 const deployDir = join(projectRoot, 'deploy');
 
+/** A folder under deploy/ with a kustomization.yaml, and what that file declares. */
+export interface KustomizeTarget {
+  /** Relative to the repository root: `deploy/kubernetes/base`. */
+  folder: string;
+  kind: 'Kustomization' | 'Component';
+}
+
+/** Every kustomization and Component under deploy/ (kubernetes/ and flux/). */
+export function kustomizeTargets(): KustomizeTarget[] {
+  const found: KustomizeTarget[] = [];
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.name === 'kustomization.yaml') {
+        const doc = z
+          .object({ kind: z.enum(['Kustomization', 'Component']) })
+          .parse(parse(readFileSync(path, 'utf8')));
+        found.push({ folder: relative(projectRoot, dir), kind: doc.kind });
+      }
+    }
+  };
+  walk(deployDir);
+  return found.sort((a, b) => a.folder.localeCompare(b.folder));
+}
+
 /** Copies deploy/ into `dir` as `dir/deploy`. */
 export function copyDeploy(dir: string): void {
   cpSync(deployDir, join(dir, 'deploy'), { recursive: true });
@@ -82,19 +108,35 @@ const SecurityContextSchema = z.object({
   seccompProfile: z.object({ type: z.string() }).optional(),
 });
 
+const ProbeSchema = z.looseObject({
+  httpGet: z.object({ path: z.string(), port: z.union([z.string(), z.number()]) }).optional(),
+  exec: z.object({ command: z.array(z.string()) }).optional(),
+  failureThreshold: z.number().optional(),
+  periodSeconds: z.number().optional(),
+});
+
 const ContainerSchema = z.object({
   name: z.string(),
+  command: z.array(z.string()).optional(),
+  args: z.array(z.string()).optional(),
   env: z
     .array(
       z.object({
         name: z.string(),
         value: z.string().optional(),
         valueFrom: z
-          .object({ secretKeyRef: z.object({ name: z.string(), key: z.string() }).optional() })
+          .object({
+            secretKeyRef: z
+              .object({ name: z.string(), key: z.string(), optional: z.boolean().optional() })
+              .optional(),
+          })
           .optional(),
       }),
     )
     .optional(),
+  startupProbe: ProbeSchema.optional(),
+  readinessProbe: ProbeSchema.optional(),
+  livenessProbe: ProbeSchema.optional(),
   securityContext: SecurityContextSchema.optional(),
   resources: z
     .object({
@@ -102,18 +144,24 @@ const ContainerSchema = z.object({
       limits: z.record(z.string(), z.unknown()).optional(),
     })
     .optional(),
-  volumeMounts: z.array(z.object({ name: z.string(), mountPath: z.string() })).optional(),
+  volumeMounts: z
+    .array(z.object({ name: z.string(), mountPath: z.string(), subPath: z.string().optional() }))
+    .optional(),
 });
 
 const VolumeSchema = z.looseObject({
   name: z.string(),
-  emptyDir: z.object({ sizeLimit: z.string().optional() }).optional(),
+  emptyDir: z
+    .object({ sizeLimit: z.string().optional(), medium: z.string().optional() })
+    .optional(),
   secret: z
     .object({
       secretName: z.string(),
+      optional: z.boolean().optional(),
       items: z.array(z.object({ key: z.string(), path: z.string() })).optional(),
     })
     .optional(),
+  configMap: z.object({ name: z.string() }).optional(),
 });
 
 const PodSpecSchema = z.object({
@@ -171,8 +219,8 @@ const RESTRICTED_VOLUMES = [
 
 /**
  * What in a pod falls short of the restricted Pod Security Standard, or of what fluxlens
- * adds to it (no token, a read-only root, sized scratch space, resource limits); empty when
- * nothing does.
+ * adds to it (no token, a read-only root, sized scratch space, resource limits, node disk
+ * requested for the scratch space); empty when nothing does.
  */
 export function lockdownGaps(pod: PodSpec): string[] {
   const gaps: string[] = [];
@@ -192,8 +240,51 @@ export function lockdownGaps(pod: PodSpec): string[] {
     }
   }
   for (const c of [...pod.containers, ...(pod.initContainers ?? [])]) {
-    gaps.push(...containerGaps(c).map((gap) => `container ${c.name}: ${gap}`));
+    const all = [...containerGaps(c), ...diskGaps(pod, c)];
+    gaps.push(...all.map((gap) => `container ${c.name}: ${gap}`));
   }
+  return gaps;
+}
+
+/** Bytes of a Kubernetes quantity in the binary or decimal suffixes deploy/ uses. */
+export function quantityBytes(quantity: string): number {
+  const m = /^(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|k|M|G|T|mb|gb)?$/.exec(quantity);
+  if (!m) throw new Error(`not a quantity: ${quantity}`);
+  const unit = {
+    '': 1,
+    Ki: 2 ** 10,
+    Mi: 2 ** 20,
+    Gi: 2 ** 30,
+    Ti: 2 ** 40,
+    k: 1e3,
+    M: 1e6,
+    G: 1e9,
+    T: 1e12,
+    // redis.conf's units: mb and gb are binary there.
+    mb: 2 ** 20,
+    gb: 2 ** 30,
+  }[m[2] ?? ''];
+  return Number(m[1]) * (unit ?? 1);
+}
+
+/** The node-disk emptyDirs a container mounts (memory-backed ones count as memory). */
+function diskScratch(pod: PodSpec, c: Container): number {
+  return (c.volumeMounts ?? [])
+    .map((mount) => pod.volumes?.find((v) => v.name === mount.name)?.emptyDir)
+    .filter((dir) => dir !== undefined && dir.medium !== 'Memory')
+    .reduce((sum, dir) => sum + quantityBytes(dir?.sizeLimit ?? '0'), 0);
+}
+
+function diskGaps(pod: PodSpec, c: Container): string[] {
+  const request = c.resources?.requests?.['ephemeral-storage'];
+  const limit = c.resources?.limits?.['ephemeral-storage'];
+  if (typeof request !== 'string' || typeof limit !== 'string') {
+    return ['no ephemeral-storage request and limit'];
+  }
+  const scratch = diskScratch(pod, c);
+  const gaps: string[] = [];
+  if (quantityBytes(request) < scratch) gaps.push('ephemeral-storage request below its emptyDirs');
+  if (quantityBytes(limit) <= scratch) gaps.push('ephemeral-storage limit leaves no room for logs');
   return gaps;
 }
 
@@ -213,16 +304,49 @@ function containerGaps(c: Container): string[] {
 }
 
 /**
- * The container's environment as the process would see it: literal values as they are,
- * Secret references and `_FILE` contents from `secretValue(name)`.
+ * The container's environment as the process would see it: literal values with the
+ * `$(NAME)` references to earlier variables put in as the kubelet does, Secret references
+ * from `secretValue(key)`.
  */
 export function containerEnv(container: Container, secretValue: (key: string) => string) {
   const env: Record<string, string> = {};
   for (const variable of container.env ?? []) {
     const ref = variable.valueFrom?.secretKeyRef;
-    env[variable.name] = ref ? secretValue(ref.key) : (variable.value ?? '');
+    env[variable.name] = ref
+      ? secretValue(ref.key)
+      : (variable.value ?? '').replace(
+          /\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g,
+          (whole, name: string) => env[name] ?? whole,
+        );
   }
   return env;
+}
+
+/** One key of a Secret that a pod reads, through a volume item or an env reference. */
+export interface SecretKeyUse {
+  secret: string;
+  key: string;
+  optional: boolean;
+}
+
+/** Every Secret key a pod mounts or puts in its environment. */
+export function secretKeyUses(pod: PodSpec): SecretKeyUse[] {
+  const uses: SecretKeyUse[] = [];
+  for (const volume of pod.volumes ?? []) {
+    const secret = volume.secret;
+    if (!secret) continue;
+    if (secret.items === undefined) throw new Error(`volume ${volume.name} mounts a whole Secret`);
+    for (const item of secret.items) {
+      uses.push({ secret: secret.secretName, key: item.key, optional: secret.optional === true });
+    }
+  }
+  for (const c of [...pod.containers, ...(pod.initContainers ?? [])]) {
+    for (const variable of c.env ?? []) {
+      const ref = variable.valueFrom?.secretKeyRef;
+      if (ref) uses.push({ secret: ref.name, key: ref.key, optional: ref.optional === true });
+    }
+  }
+  return uses;
 }
 
 /**

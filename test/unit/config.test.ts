@@ -153,6 +153,27 @@ describe('secrets from files (NAME_FILE)', () => {
     expect(message).not.toContain(SECRET);
   });
 
+  it.each(['FLUXLENS_API_TOKEN', 'FLUXLENS_REPORT_SIGNING_KEY'] as const)(
+    'starts without %s when its file is missing: an optional key the Secret does not hold',
+    (name) => {
+      const config = load('server', { ...SIGNED, [`${name}_FILE`]: join(dir, 'not-in-secret') });
+      expect(config.apiToken).toBeUndefined();
+      expect(config.reportSigningKey).toBeUndefined();
+    },
+  );
+
+  it('still refuses an optional secret whose file exists but cannot be read', () => {
+    const { message } = refusal('server', { ...SIGNED, FLUXLENS_API_TOKEN_FILE: dir });
+    expect(message).toContain('FLUXLENS_API_TOKEN_FILE');
+    expect(message).toContain('EISDIR');
+  });
+
+  it('reads an optional secret from its file when the file is there', () => {
+    const path = secretFile('api-token', 'api-token-from-a-mounted-secret\n');
+    const config = load('server', { ...SIGNED, FLUXLENS_API_TOKEN_FILE: path });
+    expect(config.apiToken).toBe('api-token-from-a-mounted-secret');
+  });
+
   it('names the variable and the reason when the file cannot be read', () => {
     const missing = join(dir, 'not-mounted');
     const { message } = refusal('server', { FLUXLENS_WEBHOOK_SECRET_FILE: missing });
