@@ -27,7 +27,7 @@ export interface RedisQueueOptions {
   backoffMs?: number;
   deliveryTtlSeconds?: number;
   jobStateTtlSeconds?: number;
-  /** Results never expire unless this is set. */
+  /** Seconds a result is kept after its last write; undefined keeps results forever. */
   resultTtlSeconds?: number;
   logger?: QueueLogger;
 }
