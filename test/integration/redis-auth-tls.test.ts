@@ -35,7 +35,8 @@ beforeAll(async () => {
   const keyPath = join(dir, 'key.pem');
   writeFileSync(caPath, certificate.cert);
   writeFileSync(keyPath, certificate.key);
-  const users = ['--user', USER, 'on', `>${USER_PASSWORD}`, '~*', '&*', '+@all'];
+  // The grant docs/service.md suggests: every command, only keys under the prefix.
+  const users = ['--user', USER, 'on', `>${USER_PASSWORD}`, '~fluxlens-test-*', '+@all'];
   [auth, tls] = await Promise.all([
     startRedisServer({ args: ['--requirepass', PASSWORD, ...users] }),
     startRedisServer({
