@@ -29,7 +29,9 @@ const ACCEPTED_INTERVAL_MS = 10 * 60 * 1000;
 /** A refusal is asked again this often: one request, well inside GitHub's rate limits. */
 const RETRY_INTERVAL_MS = 60 * 1000;
 
-type Outcome = { kind: 'accepted' } | { kind: 'rejected' | 'failed'; reason: string };
+type Outcome =
+  | { kind: 'accepted'; login: string }
+  | { kind: 'rejected' | 'failed'; reason: string };
 
 /**
  * Checks now, then every few minutes, and logs each change once: accepted (info),
@@ -52,7 +54,9 @@ export function watchCredentials(
     const outcome = await ask(github);
     if (stopped) return;
     if (outcome.kind !== last) {
-      if (outcome.kind === 'accepted') logger.info({}, 'GitHub accepted the credentials');
+      if (outcome.kind === 'accepted') {
+        logger.info({ login: outcome.login }, 'GitHub accepted the credentials');
+      }
       if (outcome.kind === 'rejected') {
         logger.error({ reason: outcome.reason }, 'GitHub rejected the credentials');
       }
@@ -82,8 +86,7 @@ export function watchCredentials(
 
 async function ask(github: GitHubClient): Promise<Outcome> {
   try {
-    await github.verifyCredentials();
-    return { kind: 'accepted' };
+    return { kind: 'accepted', login: await github.verifyCredentials() };
   } catch (err) {
     const error = toGitHubError(err);
     return { kind: error.transient ? 'failed' : 'rejected', reason: errorMessage(error) };

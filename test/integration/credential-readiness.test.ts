@@ -18,6 +18,7 @@ import { createInlineQueue } from '../../src/queue/index.js';
 import { buildServer } from '../../src/server/index.js';
 import { createTestAppKey } from '../support/github-emulator.js';
 import {
+  APP_LOGIN,
   FAST,
   type Fixture,
   USER_TOKEN,
@@ -101,7 +102,9 @@ describe('readiness of fluxlens serve and the GitHub credentials', () => {
 
     expect(ready.status).toBe(200);
     expect(ready.body).toEqual({ ok: true, checks: { queue: true, github: true } });
-    expect(served.logs().map((l) => l.msg)).toContain('GitHub accepted the credentials');
+    expect(served.logs()).toContainEqual(
+      expect.objectContaining({ msg: 'GitHub accepted the credentials', login: APP_LOGIN }),
+    );
   });
 
   it.each([
