@@ -39,17 +39,16 @@ export interface FileResultStoreOptions {
 export function createFileResultStore(
   dir: string,
   options: FileResultStoreOptions = {},
-): ResultStore & { sweep(): Promise<number> } {
+): ResultStore {
   const fileOf = (pull: PullRef) => path.join(dir, `${pullKey(pull)}.result`);
   const ttlMs = options.ttlSeconds === undefined ? undefined : options.ttlSeconds * 1000;
   const expired = (mtimeMs: number) => ttlMs !== undefined && mtimeMs < Date.now() - ttlMs;
   let nextSweep = 0;
-  const sweep = async (): Promise<number> => {
+  const sweep = async (): Promise<void> => {
     nextSweep = Date.now() + SWEEP_INTERVAL_MS;
-    return ttlMs === undefined ? 0 : sweepExpired(dir, expired);
+    if (ttlMs !== undefined) await sweepExpired(dir, expired);
   };
   return {
-    sweep,
     async put(pull, headSha, resultJson) {
       HeaderSchema.parse({ headSha });
       await mkdir(dir, { recursive: true });
@@ -104,17 +103,16 @@ async function readHeadSha(handle: FileHandle): Promise<string> {
   return HeaderSchema.parse(JSON.parse(head.slice(0, head.indexOf('\n')))).headSha;
 }
 
-/** Deletes expired results (and temp files a crash left behind); returns how many. */
-async function sweepExpired(dir: string, expired: (mtimeMs: number) => boolean): Promise<number> {
+/** Deletes expired results, and temp files a crash left behind. */
+async function sweepExpired(dir: string, expired: (mtimeMs: number) => boolean): Promise<void> {
   let entries;
   try {
     entries = await opendir(dir);
   } catch (err) {
-    if (isMissing(err)) return 0;
+    if (isMissing(err)) return;
     throw err;
   }
   let seen = 0;
-  let deleted = 0;
   for await (const entry of entries) {
     if (++seen > SWEEP_MAX_FILES) break;
     if (!entry.isFile() || !/\.(result|tmp)$/.test(entry.name)) continue;
@@ -122,9 +120,7 @@ async function sweepExpired(dir: string, expired: (mtimeMs: number) => boolean):
     const info = await stat(file).catch(() => undefined);
     if (info === undefined || !expired(info.mtimeMs)) continue;
     await rm(file, { force: true });
-    deleted++;
   }
-  return deleted;
 }
 
 function isMissing(err: unknown): boolean {
