@@ -2,10 +2,11 @@
  * `fluxlens worker` as a process of its own: /healthz answers while Redis is not up yet (so
  * liveness does not restart a worker whose Redis is still starting), /readyz says why it
  * is not ready until Redis, behind a password, answers; and /readyz reports credentials
- * the GitHub emulator refuses. Nothing it prints carries the password or the key.
+ * the GitHub emulator refuses, on a Redis that speaks only TLS (FLUXLENS_REDIS_CA_PATH), as
+ * `fluxlens serve` does on it too. Nothing they print carries the password or the key.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -17,7 +18,8 @@ import {
 import { APP_ID, testAppKey } from '../support/github-fixture.js';
 import { projectRoot } from '../support/paths.js';
 import { type RedisServer, startRedisServer, uniquePrefix } from '../support/redis.js';
-import { freePort, sleep } from '../support/service.js';
+import { freePort, sleep, startFluxlensProcess } from '../support/service.js';
+import { makeTestCertificate } from '../support/tls.js';
 
 const PASSWORD = 'worker-redis-pw-5a7e21';
 
@@ -92,6 +94,30 @@ function appEnv(emulator: GitHubEmulator, privateKey: string): NodeJS.ProcessEnv
   };
 }
 
+/** A Redis that speaks only TLS, with a password, and the settings that reach it. */
+async function startTlsRedis(): Promise<{ env: NodeJS.ProcessEnv }> {
+  const dir = mkdtempSync(join(tmpdir(), 'fluxlens-redis-tls-'));
+  const certificate = makeTestCertificate();
+  const certFile = join(dir, 'cert.pem');
+  const keyFile = join(dir, 'key.pem');
+  writeFileSync(certFile, certificate.cert);
+  writeFileSync(keyFile, certificate.key);
+  const redis = await startRedisServer({
+    tls: { certFile, keyFile },
+    args: ['--tls-ca-cert-file', certFile, '--requirepass', PASSWORD],
+  });
+  // Stopped after the processes, which need it to shut down cleanly.
+  cleanups.unshift(async () => {
+    await redis.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const env = {
+    FLUXLENS_REDIS_URL: `rediss://:${PASSWORD}@127.0.0.1:${redis.port}`,
+    FLUXLENS_REDIS_CA_PATH: certFile,
+  };
+  return { env };
+}
+
 describe('fluxlens worker health', () => {
   it('is alive before Redis answers, and ready once Redis (with a password) does', async () => {
     const emulator = await startEmulator();
@@ -139,13 +165,9 @@ describe('fluxlens worker health', () => {
 
   it('is not ready while GitHub refuses its App key, and says so without the key', async () => {
     const emulator = await startEmulator();
-    const redis = await startRedisServer({ args: ['--requirepass', PASSWORD] });
-    cleanups.push(() => redis.stop());
+    const redis = await startTlsRedis();
     const wrongKey = createTestAppKey().privateKey;
-    const worker = await startWorker({
-      ...appEnv(emulator, wrongKey),
-      FLUXLENS_REDIS_URL: `redis://:${PASSWORD}@127.0.0.1:${redis.port}`,
-    });
+    const worker = await startWorker({ ...appEnv(emulator, wrongKey), ...redis.env });
 
     await until(async () => worker.output().includes('"worker started"'), 'start', worker.output);
     await until(
@@ -166,5 +188,37 @@ describe('fluxlens worker health', () => {
       expect(printed).not.toContain(line);
     }
     expect(printed).not.toContain(PASSWORD);
+  });
+
+  it('makes fluxlens serve ready on a TLS Redis of a private CA, with accepted credentials', async () => {
+    const emulator = await startEmulator();
+    const redis = await startTlsRedis();
+    const port = await freePort();
+    const cache = mkdtempSync(join(tmpdir(), 'fluxlens-serve-'));
+    const serve = await startFluxlensProcess('serve', {
+      PATH: process.env['PATH'] ?? '',
+      HOME: process.env['HOME'] ?? cache,
+      FLUXLENS_CACHE_DIR: cache,
+      FLUXLENS_PORT: String(port),
+      FLUXLENS_HOST: '127.0.0.1',
+      FLUXLENS_INSECURE_NO_WEBHOOK_SECRET: 'true',
+      FLUXLENS_REDIS_PREFIX: uniquePrefix(),
+      ...appEnv(emulator, testAppKey().privateKey),
+      ...redis.env,
+    });
+    cleanups.push(async () => {
+      serve.kill('SIGTERM');
+      await serve.exited;
+      rmSync(cache, { recursive: true, force: true });
+    });
+
+    const readyz = async () => {
+      const res = await fetch(`http://127.0.0.1:${port}/readyz`);
+      return { status: res.status, body: (await res.json()) as unknown };
+    };
+    await until(async () => (await readyz()).status === 200, '/readyz', serve.output);
+
+    expect((await readyz()).body).toEqual({ ok: true, checks: { queue: true, github: true } });
+    expect(serve.output()).not.toContain(PASSWORD);
   });
 });
