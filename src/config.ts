@@ -70,6 +70,17 @@ const ServiceEnvSchema = z.object({
     .string()
     .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
     .optional(),
+  /**
+   * A PEM file of the certificate authorities trusted for a rediss:// FLUXLENS_REDIS_URL
+   * (a private CA); unset, the system's CAs.
+   */
+  FLUXLENS_REDIS_CA_PATH: z.string().min(1).optional(),
+  /**
+   * Days a PR's stored result (report pages, the results API) is kept after its last review;
+   * 0 keeps results forever. The default matches FLUXLENS_REPORT_LINK_DAYS, so a link in a
+   * comment finds its report for as long as the link is valid.
+   */
+  FLUXLENS_RESULT_TTL_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
   /** Key prefix in Redis, so several installations can share one server. */
   FLUXLENS_REDIS_PREFIX: z.string().min(1).max(64).default('fluxlens'),
   /** HTTP port of `fluxlens serve`. */
@@ -204,6 +215,10 @@ export type GitHubAuthConfig =
 
 export interface ServiceConfig extends Config {
   redisUrl: string | undefined;
+  /** PEM certificate authorities for a rediss:// URL; the system's when undefined. */
+  redisCa: string | undefined;
+  /** Undefined: results are kept forever. */
+  resultTtlSeconds: number | undefined;
   redisPrefix: string;
   port: number;
   host: string;
@@ -308,6 +323,9 @@ export function loadServiceConfig(
       privateAddresses: env['FLUXLENS_CHART_PRIVATE_ADDRESSES'] === 'allow' ? 'allow' : 'deny',
     },
     redisUrl: e.FLUXLENS_REDIS_URL,
+    redisCa: redisCa(e, readFile),
+    resultTtlSeconds:
+      e.FLUXLENS_RESULT_TTL_DAYS === 0 ? undefined : e.FLUXLENS_RESULT_TTL_DAYS * 24 * 60 * 60,
     redisPrefix: e.FLUXLENS_REDIS_PREFIX,
     port: e.FLUXLENS_PORT,
     host: e.FLUXLENS_HOST,
@@ -334,6 +352,27 @@ export function loadServiceConfig(
     metricsPort: e.FLUXLENS_METRICS_PORT,
     logLevel: e.FLUXLENS_LOG_LEVEL,
   };
+}
+
+function redisCa(
+  e: z.infer<typeof ServiceEnvSchema>,
+  readFile: (path: string) => string,
+): string | undefined {
+  const file = e.FLUXLENS_REDIS_CA_PATH;
+  if (file === undefined) return undefined;
+  if (!e.FLUXLENS_REDIS_URL?.startsWith('rediss://')) {
+    throw new SetupError(
+      'invalid environment: FLUXLENS_REDIS_CA_PATH is only used with a rediss:// FLUXLENS_REDIS_URL',
+    );
+  }
+  try {
+    return readFile(file);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'unreadable';
+    throw new SetupError(
+      `invalid environment: FLUXLENS_REDIS_CA_PATH: cannot read ${file} (${code})`,
+    );
+  }
 }
 
 function githubAuth(e: z.infer<typeof ServiceEnvSchema>): GitHubAuthConfig | undefined {

@@ -1,16 +1,22 @@
 /**
  * `fluxlens worker`: takes reviews from Redis and runs them, any number of them on any
  * number of machines. It only wires: config, logger, GitHub, queue, review, and a small
- * HTTP endpoint for Prometheus and liveness; SIGTERM lets running reviews finish first.
+ * HTTP endpoint for Prometheus, liveness and readiness, up before Redis answers, so that a
+ * Redis still starting does not fail liveness; SIGTERM lets running reviews finish first.
  */
 import { createServer, type Server } from 'node:http';
 import { availableParallelism } from 'node:os';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import { loadServiceConfig } from '../src/config.js';
 import { classify, errorMessage } from '../src/errors.js';
-import { checkCredentials, githubFromConfig } from '../src/github/index.js';
+import { type CredentialWatch, githubFromConfig, watchCredentials } from '../src/github/index.js';
 import { createLogger } from '../src/logger.js';
-import { createRedisQueue, startRedisWorker } from '../src/queue/index.js';
+import {
+  createRedisQueue,
+  type RedisEndpoint,
+  type RedisQueue,
+  startRedisWorker,
+} from '../src/queue/index.js';
 import { createGitHubCallCounter, createReviewProcessor } from '../src/review/index.js';
 import { FLUXLENS_VERSION } from '../src/version.js';
 
@@ -34,16 +40,26 @@ export async function main(io: WorkerIO): Promise<number> {
 
 async function runWorker(io: WorkerIO): Promise<void> {
   const config = loadServiceConfig('worker', io.env, { cpuCount: availableParallelism() });
-  const redisUrl = config.redisUrl ?? '';
+  const redis: RedisEndpoint = { url: config.redisUrl ?? '' };
+  if (config.redisCa !== undefined) redis.ca = config.redisCa;
   const logger = createLogger({ level: config.logLevel });
   logger.info({ version: FLUXLENS_VERSION, node: process.version }, 'fluxlens worker starting');
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const github = githubFromConfig(config, logger, createGitHubCallCounter(registry));
-  void checkCredentials(github, logger);
-  const queue = createRedisQueue({ connection: redisUrl, prefix: config.redisPrefix, logger });
+  const credentials = watchCredentials(github, logger);
+  const queue = createRedisQueue({
+    connection: redis,
+    prefix: config.redisPrefix,
+    ...(config.resultTtlSeconds === undefined ? {} : { resultTtlSeconds: config.resultTtlSeconds }),
+    logger,
+  });
+  const readiness = () => workerReadiness(queue, credentials);
+  const endpoint =
+    config.metricsPort > 0 ? await serveHealth(registry, config.metricsPort, readiness) : undefined;
+  // Waits for Redis for as long as it takes; /healthz answers meanwhile, /readyz says why not.
   const worker = await startRedisWorker({
-    connection: redisUrl,
+    connection: redis,
     prefix: config.redisPrefix,
     concurrency: config.workerConcurrency,
     graceMs: config.shutdownGraceMs,
@@ -52,8 +68,6 @@ async function runWorker(io: WorkerIO): Promise<void> {
     logger,
     processor: createReviewProcessor({ config, github, results: queue.results, logger, registry }),
   });
-  const endpoint =
-    config.metricsPort > 0 ? await serveMetrics(registry, config.metricsPort) : undefined;
   logger.info({ concurrency: config.workerConcurrency }, 'worker started');
   await new Promise<void>((resolve) => {
     if (io.shutdown.aborted) resolve();
@@ -61,12 +75,38 @@ async function runWorker(io: WorkerIO): Promise<void> {
   });
   logger.info({}, 'worker stopping: running reviews get the grace period to finish');
   await worker.close();
+  credentials.stop();
   await queue.close();
   await new Promise<void>((resolve) => (endpoint ? endpoint.close(() => resolve()) : resolve()));
 }
 
-/** /metrics (Prometheus text) and /healthz; nothing else is answered. */
-async function serveMetrics(registry: Registry, port: number): Promise<Server> {
+interface Readiness {
+  ok: boolean;
+  checks: { redis: boolean; github: boolean };
+  /** What is missing, in a few words; never a credential. */
+  reason?: string;
+}
+
+/** Ready when Redis answers and GitHub has not refused the credentials. */
+async function workerReadiness(
+  queue: RedisQueue,
+  credentials: CredentialWatch,
+): Promise<Readiness> {
+  const redis = await queue.ping();
+  const rejection = credentials.rejection();
+  const checks = { redis, github: rejection === undefined };
+  const reasons = [...(redis ? [] : ['Redis does not answer']), ...(rejection ? [rejection] : [])];
+  return reasons.length === 0
+    ? { ok: true, checks }
+    : { ok: false, checks, reason: reasons.join('; ') };
+}
+
+/** /metrics (Prometheus text), /healthz and /readyz (JSON, 503 when not ready); nothing else. */
+async function serveHealth(
+  registry: Registry,
+  port: number,
+  readiness: () => Promise<Readiness>,
+): Promise<Server> {
   const server = createServer((req, res) => {
     if (req.method === 'GET' && req.url === '/metrics') {
       registry.metrics().then(
@@ -76,6 +116,14 @@ async function serveMetrics(registry: Registry, port: number): Promise<Server> {
     } else if (req.method === 'GET' && req.url === '/healthz') {
       const health = JSON.stringify({ status: 'ok', version: FLUXLENS_VERSION });
       res.writeHead(200, { 'content-type': 'application/json' }).end(health);
+    } else if (req.method === 'GET' && req.url === '/readyz') {
+      readiness().then(
+        (ready) =>
+          res
+            .writeHead(ready.ok ? 200 : 503, { 'content-type': 'application/json' })
+            .end(JSON.stringify(ready)),
+        () => res.writeHead(503).end(),
+      );
     } else {
       res.writeHead(404).end();
     }

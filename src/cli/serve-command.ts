@@ -6,7 +6,7 @@
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { loadServiceConfig, type ServiceConfig } from '../config.js';
-import { checkCredentials, githubFromConfig, type GitHubClient } from '../github/index.js';
+import { githubFromConfig, watchCredentials, type GitHubClient } from '../github/index.js';
 import { createLogger, type Logger } from '../logger.js';
 import {
   createInlineQueue,
@@ -46,7 +46,7 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
   logger.info({ version: FLUXLENS_VERSION, node: process.version }, 'fluxlens serve starting');
   const registry = createMetricsRegistry({ processMetrics: true });
   const github = githubFromConfig(config, logger, createGitHubCallCounter(registry));
-  void checkCredentials(github, logger);
+  const credentials = watchCredentials(github, logger);
   const intake = config.redisUrl
     ? redisIntake(config, config.redisUrl, logger)
     : inlineIntake(config, logger, github, registry);
@@ -64,6 +64,7 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
     ...optional('repositoryAllowlist', config.repositories),
     ...(config.github.auth?.kind === 'app' ? { appId: Number(config.github.auth.appId) } : {}),
     metrics: registry,
+    credentialRejection: () => credentials.rejection(),
     renderReportHtml: (json) => renderHtml(parseAnalysisResult(json)),
     skipCheck: (info) => reportSkipped(github, { mode, comment: config.comment }, info),
     react: (info) => acknowledgeCommand(github, info),
@@ -90,13 +91,19 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
   await waitFor(io.shutdown);
   logger.info({}, 'shutting down');
   resync?.stop();
+  credentials.stop();
   await app.close();
   await intake.close();
   return 0;
 }
 
 function redisIntake(config: ServiceConfig, url: string, logger: Logger): Intake {
-  const queue = createRedisQueue({ connection: url, prefix: config.redisPrefix, logger });
+  const queue = createRedisQueue({
+    connection: { url, ...optional('ca', config.redisCa) },
+    prefix: config.redisPrefix,
+    ...optional('resultTtlSeconds', config.resultTtlSeconds),
+    logger,
+  });
   logger.info({ queue: 'redis' }, 'reviews are queued in Redis for fluxlens worker processes');
   return { queue, deliveries: queue, results: queue.results, close: () => queue.close() };
 }
@@ -109,6 +116,7 @@ function inlineIntake(
 ): Intake {
   const queue = createInlineQueue({
     resultDir: join(config.cacheDir, 'results'),
+    ...optional('resultTtlSeconds', config.resultTtlSeconds),
     logger,
   });
   queue.startWorker({

@@ -1,6 +1,6 @@
-/** The service's GitHub client from its settings, and the one startup check of credentials. */
+/** The service's GitHub client from its settings. */
 import type { ServiceConfig } from '../config.js';
-import { errorMessage, SetupError } from '../errors.js';
+import { SetupError } from '../errors.js';
 import type { GitHubLogger } from './build-octokit.js';
 import { createGitHubClient, type GitHubClient } from './create-github-client.js';
 
@@ -21,22 +21,4 @@ export function githubFromConfig(
     logger,
     ...(onResponse ? { onResponse } : {}),
   });
-}
-
-/**
- * Checks the credentials once and says in one line whether GitHub accepts them. A
- * rejection is logged, not thrown: the process stays up for its health checks and retries.
- */
-export async function checkCredentials(
-  github: GitHubClient,
-  logger: GitHubLogger & { error(fields: object, message: string): void },
-): Promise<boolean> {
-  try {
-    const login = await github.verifyCredentials();
-    logger.info({ login }, 'GitHub accepted the credentials');
-    return true;
-  } catch (err) {
-    logger.error({ reason: errorMessage(err) }, 'GitHub rejected the credentials');
-    return false;
-  }
 }

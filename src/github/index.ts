@@ -24,4 +24,6 @@ export type {
   RepoRef,
   StatusInput,
 } from './types.js';
-export { checkCredentials, githubFromConfig } from './github-from-config.js';
+export { githubFromConfig } from './github-from-config.js';
+export { watchCredentials } from './watch-credentials.js';
+export type { CredentialWatch, CredentialWatchOptions } from './watch-credentials.js';

@@ -1,5 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import {
+  type FileHandle,
+  mkdir,
+  open,
+  opendir,
+  rename,
+  rm,
+  stat,
+  writeFile,
+} from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { CommitShaSchema } from './commit-sha-schema.js';
@@ -10,16 +19,40 @@ const HeaderSchema = z.object({ headSha: CommitShaSchema });
 /** The header line is short; has() reads only this much of a possibly large file. */
 const HEADER_BYTES = 128;
 
+/** How often writes also sweep the folder for expired results. */
+const SWEEP_INTERVAL_MS = 60 * 60 * 1000;
+/** Files one sweep looks at, so a huge folder costs a bounded pause per hour. */
+const SWEEP_MAX_FILES = 100_000;
+
+export interface FileResultStoreOptions {
+  /**
+   * A result whose file was last written longer ago reads as absent, and sweeps (at the
+   * first write, then hourly on write) delete it. Undefined keeps results forever.
+   */
+  ttlSeconds?: number;
+}
+
 /**
  * Results on disk, one file per PR: a JSON header line with the head SHA, then the result
  * as given. Written to a temp file and renamed, so a crash never leaves half a result.
  */
-export function createFileResultStore(dir: string): ResultStore {
+export function createFileResultStore(
+  dir: string,
+  options: FileResultStoreOptions = {},
+): ResultStore {
   const fileOf = (pull: PullRef) => path.join(dir, `${pullKey(pull)}.result`);
+  const ttlMs = options.ttlSeconds === undefined ? undefined : options.ttlSeconds * 1000;
+  const expired = (mtimeMs: number) => ttlMs !== undefined && mtimeMs < Date.now() - ttlMs;
+  let nextSweep = 0;
+  const sweep = async (): Promise<void> => {
+    nextSweep = Date.now() + SWEEP_INTERVAL_MS;
+    if (ttlMs !== undefined) await sweepExpired(dir, expired);
+  };
   return {
     async put(pull, headSha, resultJson) {
       HeaderSchema.parse({ headSha });
       await mkdir(dir, { recursive: true });
+      if (Date.now() >= nextSweep) await sweep();
       const file = fileOf(pull);
       const temp = `${file}.${randomUUID()}.tmp`;
       try {
@@ -30,28 +63,24 @@ export function createFileResultStore(dir: string): ResultStore {
       }
     },
     async get(pull) {
-      const text = await readOrUndefined(fileOf(pull));
+      const text = await readLive(fileOf(pull), expired, (handle) => handle.readFile('utf8'));
       if (text === undefined) return undefined;
       const newline = text.indexOf('\n');
       const header = HeaderSchema.parse(JSON.parse(text.slice(0, newline)));
       return { headSha: header.headSha, resultJson: text.slice(newline + 1) };
     },
     async has(pull, headSha) {
-      return (await readHeadSha(fileOf(pull))) === headSha;
+      return (await readLive(fileOf(pull), expired, readHeadSha)) === headSha;
     },
   };
 }
 
-async function readOrUndefined(file: string): Promise<string | undefined> {
-  try {
-    return await readFile(file, 'utf8');
-  } catch (err) {
-    if (isMissing(err)) return undefined;
-    throw err;
-  }
-}
-
-async function readHeadSha(file: string): Promise<string | undefined> {
+/** `read` of the file, or undefined when it is missing or expired. */
+async function readLive<T>(
+  file: string,
+  expired: (mtimeMs: number) => boolean,
+  read: (handle: FileHandle) => Promise<T>,
+): Promise<T | undefined> {
   let handle;
   try {
     handle = await open(file, 'r');
@@ -60,12 +89,37 @@ async function readHeadSha(file: string): Promise<string | undefined> {
     throw err;
   }
   try {
-    const buffer = Buffer.alloc(HEADER_BYTES);
-    const { bytesRead } = await handle.read(buffer, 0, HEADER_BYTES, 0);
-    const head = buffer.subarray(0, bytesRead).toString('utf8');
-    return HeaderSchema.parse(JSON.parse(head.slice(0, head.indexOf('\n')))).headSha;
+    if (expired((await handle.stat()).mtimeMs)) return undefined;
+    return await read(handle);
   } finally {
     await handle.close();
+  }
+}
+
+async function readHeadSha(handle: FileHandle): Promise<string> {
+  const buffer = Buffer.alloc(HEADER_BYTES);
+  const { bytesRead } = await handle.read(buffer, 0, HEADER_BYTES, 0);
+  const head = buffer.subarray(0, bytesRead).toString('utf8');
+  return HeaderSchema.parse(JSON.parse(head.slice(0, head.indexOf('\n')))).headSha;
+}
+
+/** Deletes expired results, and temp files a crash left behind. */
+async function sweepExpired(dir: string, expired: (mtimeMs: number) => boolean): Promise<void> {
+  let entries;
+  try {
+    entries = await opendir(dir);
+  } catch (err) {
+    if (isMissing(err)) return;
+    throw err;
+  }
+  let seen = 0;
+  for await (const entry of entries) {
+    if (++seen > SWEEP_MAX_FILES) break;
+    if (!entry.isFile() || !/\.(result|tmp)$/.test(entry.name)) continue;
+    const file = path.join(dir, entry.name);
+    const info = await stat(file).catch(() => undefined);
+    if (info === undefined || !expired(info.mtimeMs)) continue;
+    await rm(file, { force: true });
   }
 }
 

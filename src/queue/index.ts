@@ -6,7 +6,7 @@ export { createRedisQueue } from './redis-queue.js';
 export type { RedisQueue, RedisQueueOptions } from './redis-queue.js';
 export { startRedisWorker } from './redis-worker.js';
 export type { RedisWorkerOptions } from './redis-worker.js';
-export type { RedisConnection } from './redis-connection.js';
+export type { RedisConnection, RedisEndpoint } from './redis-connection.js';
 export { createInlineQueue } from './inline-queue.js';
 export type { InlineQueue, InlineQueueOptions } from './inline-queue.js';
 export type { QueueWorker, QueueWorkerOptions } from './queue-worker.js';

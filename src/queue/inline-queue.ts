@@ -24,6 +24,8 @@ export interface InlineQueueOptions {
   graceMs?: number;
   /** Results are written here and survive restarts; without it they live in memory. */
   resultDir?: string;
+  /** Results in resultDir older than this are gone; undefined keeps them. */
+  resultTtlSeconds?: number;
   deliveryTtlSeconds?: number;
   logger?: QueueLogger;
 }
@@ -71,7 +73,10 @@ export function createInlineQueue(options: InlineQueueOptions = {}): InlineQueue
 
   return {
     results: options.resultDir
-      ? createFileResultStore(options.resultDir)
+      ? createFileResultStore(
+          options.resultDir,
+          options.resultTtlSeconds === undefined ? {} : { ttlSeconds: options.resultTtlSeconds },
+        )
       : createMemoryResultStore(),
     startWorker,
     firstSeen: (deliveryId) => ledger.firstSeen(deliveryId),

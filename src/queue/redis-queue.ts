@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { queueDefaults } from './queue-defaults.js';
 import { type QueueLogger, silentLogger } from './queue-logger.js';
-import { type RedisConnection, closeRedis, openRedis } from './redis-connection.js';
+import { type RedisConnection, closeRedis, endUnready, openRedis } from './redis-connection.js';
 import { DEFAULT_QUEUE_NAME, type RedisKeys, redisKeys } from './redis-keys.js';
 import { createRedisResultStore } from './redis-result-store.js';
 import { cancelScript, enqueueScript, settleScript } from './redis-scripts.js';
@@ -27,7 +27,7 @@ export interface RedisQueueOptions {
   backoffMs?: number;
   deliveryTtlSeconds?: number;
   jobStateTtlSeconds?: number;
-  /** Results never expire unless this is set. */
+  /** Seconds a result is kept after its last write; undefined keeps results forever. */
   resultTtlSeconds?: number;
   logger?: QueueLogger;
 }
@@ -135,6 +135,7 @@ export function createRedisQueue(options: RedisQueueOptions): RedisQueue {
       await redis.del(keys.delivery(deliveryId));
     },
     async close() {
+      await endUnready(redis, () => queue.waitUntilReady());
       await queue.close();
       await closeRedis(redis);
     },

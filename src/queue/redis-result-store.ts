@@ -5,8 +5,9 @@ import type { RedisKeys } from './redis-keys.js';
 import type { ResultStore } from './types.js';
 
 /**
- * The latest result per PR in one hash (head SHA and result JSON, written together).
- * No expiry unless asked: a quiet PR's result must still be there when someone looks.
+ * The latest result per PR in one hash (head SHA and result JSON, written together), the
+ * only key a result has. Each write restarts its expiry (FLUXLENS_RESULT_TTL_DAYS), so a
+ * result goes that long after its PR's last review; without a TTL it is kept forever.
  */
 export function createRedisResultStore(
   redis: Redis,

@@ -36,5 +36,25 @@ export function registerHealthRoutes(
 
 async function queueReadiness(ctx: ServerContext): Promise<Readiness> {
   const queue = await ctx.deps.queue.ping().catch(() => false);
-  return { ok: queue, checks: { queue } };
+  return readinessOf(queue, ctx.deps.credentialRejection);
+}
+
+/**
+ * Ready when the queue answers and GitHub has not refused our credentials (the github
+ * check is there when the process watches them); the reason says what is missing.
+ */
+function readinessOf(
+  queue: boolean,
+  credentialRejection: (() => string | undefined) | undefined,
+): Readiness {
+  const rejection = credentialRejection?.();
+  const checks: Record<string, boolean> = { queue };
+  if (credentialRejection) checks['github'] = rejection === undefined;
+  const reasons = [
+    ...(queue ? [] : ['the queue does not answer']),
+    ...(rejection ? [rejection] : []),
+  ];
+  return reasons.length === 0
+    ? { ok: true, checks }
+    : { ok: false, checks, reason: reasons.join('; ') };
 }

@@ -27,6 +27,8 @@ export interface ReactInfo {
 export interface Readiness {
   ok: boolean;
   checks: Record<string, boolean>;
+  /** Why not ready, in a few words (never a credential). */
+  reason?: string;
 }
 
 export interface ServerDeps {
@@ -55,8 +57,10 @@ export interface ServerDeps {
   clock?: () => Date;
   /** The HTML report renderer, injected so server/ never imports report/. */
   renderReportHtml?: (resultJson: string) => string;
-  /** Defaults to the queue's ping. */
+  /** Defaults to the queue's ping and, when given, credentialRejection. */
   readiness?: () => Promise<Readiness>;
+  /** Why GitHub refuses our credentials; undefined while it has not refused them. */
+  credentialRejection?: () => string | undefined;
   /** One registry per app (see createMetricsRegistry); a fresh one when absent. */
   metrics?: Registry;
   /** Called off the request path for PRs we skip. */

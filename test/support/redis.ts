@@ -61,6 +61,48 @@ export async function startRedis(): Promise<TestRedis> {
   };
 }
 
+export interface RedisServerOptions {
+  /** redis-server arguments beyond port, address and data dir: passwords, ACL users, TLS. */
+  args?: string[];
+  /** The port (a free one when absent), for a test that reserves it before Redis is up. */
+  port?: number;
+  /** Serve TLS only, on the port, with this certificate and key. */
+  tls?: { certFile: string; keyFile: string };
+}
+
+export interface RedisServer {
+  port: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * A redis-server of a test's own, for what the shared one does not do: a password, ACL
+ * users, TLS, or coming up late. Ready once it logs that it accepts connections (a PING
+ * would need its password or its TLS).
+ */
+export async function startRedisServer(options: RedisServerOptions = {}): Promise<RedisServer> {
+  const binary = findRedisServer();
+  const dir = await mkdtemp(join(tmpdir(), 'fluxlens-redis-'));
+  const port = options.port ?? (await freePort());
+  const listen = options.tls
+    ? ['--port', '0', '--tls-port', String(port), '--tls-cert-file', options.tls.certFile]
+    : ['--port', String(port)];
+  if (options.tls) {
+    listen.push('--tls-key-file', options.tls.keyFile, '--tls-auth-clients', 'no');
+  }
+  const args = [...listen, '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--logfile', ''];
+  const child = await launch(binary, [...args, ...(options.args ?? [])], port, (output) =>
+    Promise.resolve(output.includes('Ready to accept connections')),
+  );
+  return {
+    port,
+    async stop() {
+      await terminate(child);
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
 /** `fluxlens-test-<random>`: letters, digits and dashes only, so it is safe in a SCAN glob. */
 export function uniquePrefix(): string {
   return `fluxlens-test-${randomBytes(6).toString('hex')}`;
@@ -99,7 +141,12 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-async function launch(binary: string, args: string[], port: number): Promise<ChildProcess> {
+async function launch(
+  binary: string,
+  args: string[],
+  port: number,
+  ready: (output: string) => Promise<boolean> = () => answersPing(port),
+): Promise<ChildProcess> {
   const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const keep = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000));
@@ -108,7 +155,7 @@ async function launch(binary: string, args: string[], port: number): Promise<Chi
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) break;
-    if (await answersPing(port)) return child;
+    if (await ready(output)) return child;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   child.kill('SIGKILL');

@@ -438,6 +438,8 @@ const SHOWN_DEFAULT: Record<string, (c: ServiceConfig) => string> = {
     `CLI ${loadConfig({}).chartNetwork.privateAddresses}, service ${c.chartNetwork.privateAddresses}`,
   FLUXLENS_REGISTRY_CONFIG: (c) => unset(c.chartNetwork.credentials ? 'set' : undefined),
   FLUXLENS_REDIS_URL: (c) => unset(c.redisUrl),
+  FLUXLENS_REDIS_CA_PATH: (c) => unset(c.redisCa),
+  FLUXLENS_RESULT_TTL_DAYS: (c) => String((c.resultTtlSeconds ?? 0) / (24 * 60 * 60)),
   FLUXLENS_REDIS_PREFIX: (c) => c.redisPrefix,
   FLUXLENS_PORT: (c) => String(c.port),
   FLUXLENS_HOST: (c) => c.host,

@@ -33,7 +33,11 @@ describe('health and metrics', () => {
     server.queue.down = true;
     const notReady = await server.app.inject({ method: 'GET', url: '/readyz' });
     expect(notReady.statusCode).toBe(503);
-    expect(notReady.json()).toEqual({ ok: false, checks: { queue: false } });
+    expect(notReady.json()).toEqual({
+      ok: false,
+      checks: { queue: false },
+      reason: 'the queue does not answer',
+    });
   });
 
   it('answers 503 when the injected readiness fails or throws', async () => {
