@@ -12,6 +12,8 @@ export interface Caller {
   /** Login comments and statuses are attributed to. */
   login: string;
   type: 'User' | 'Bot';
+  /** The App an installation token belongs to: GitHub names it on what the token writes. */
+  app?: { id: number; slug: string };
 }
 
 export interface RouteContext {

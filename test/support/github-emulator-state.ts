@@ -86,6 +86,8 @@ export interface EmulatedComment {
   /** Login of the author (`slug[bot]` for an App). */
   author: string;
   authorType: 'User' | 'Bot';
+  /** The App that wrote it (`performed_via_github_app`); null for a person's comment. */
+  viaApp: { id: number; slug: string } | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -186,6 +188,7 @@ export function commentJson(comment: EmulatedComment): Record<string, unknown> {
     id: comment.id,
     body: comment.body,
     user: { login: comment.author, type: comment.authorType },
+    performed_via_github_app: comment.viaApp,
     created_at: comment.createdAt,
     updated_at: comment.updatedAt,
   };

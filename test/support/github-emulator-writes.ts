@@ -94,6 +94,7 @@ const commentRoutes: Route[] = [
         body,
         author: ctx.caller.login,
         authorType: ctx.caller.type,
+        viaApp: ctx.caller.app ?? null,
         createdAt: now,
         updatedAt: now,
       };

@@ -43,6 +43,11 @@ export interface GitHubEmulatorOptions {
   app?: { id: number; slug: string; publicKey: string };
   /** Token mode: the one personal access token accepted, and whose it is. */
   user?: { login: string; token: string };
+  /**
+   * Token mode with an App's installation token, as actions/create-github-app-token makes
+   * one: it writes as `<slug>[bot]`, and GitHub answers its GET /user with 403.
+   */
+  installationToken?: { token: string; installationId: number; app: { id: number; slug: string } };
   /** GitHub Enterprise Server style prefix, e.g. `/api/v3`; requests outside it get 404. */
   pathPrefix?: string;
   /** Lifetime of installation tokens; GitHub's is an hour. */
@@ -56,6 +61,8 @@ export interface SeedComment {
   body: string;
   author: string;
   authorType?: 'User' | 'Bot';
+  /** The App that wrote it, for a bot's comment (GitHub's `performed_via_github_app`). */
+  viaApp?: { id: number; slug: string };
 }
 
 export interface GitHubEmulator {
@@ -157,8 +164,9 @@ export async function startGitHubEmulator(
   let lastId = 1000;
   const tokens = new Map<string, { installationId: number; expiresAt: number }>();
   const expectations = createExpectations();
-  const { app, user } = options;
+  const { app, user, installationToken } = options;
   const appLogin = app ? `${app.slug}[bot]` : '';
+  const appRef = app ? { id: app.id, slug: app.slug } : undefined;
 
   function resolveAuth(header: string | undefined): { kind: AuthKind; caller?: Caller } {
     const value = /^(?:bearer|token)\s+(\S+)$/i.exec(header ?? '')?.[1];
@@ -170,7 +178,25 @@ export async function startGitHubEmulator(
     const issued = tokens.get(value);
     if (issued && issued.expiresAt > Date.now()) {
       const { installationId } = issued;
-      const caller: Caller = { kind: 'installation', installationId, login: appLogin, type: 'Bot' };
+      const caller: Caller = {
+        kind: 'installation',
+        installationId,
+        login: appLogin,
+        type: 'Bot',
+        ...(appRef ? { app: appRef } : {}),
+      };
+      return { kind: 'installation', caller };
+    }
+    if (installationToken && value === installationToken.token) {
+      const { installationId, app: owner } = installationToken;
+      const login = `${owner.slug}[bot]`;
+      const caller: Caller = {
+        kind: 'installation',
+        installationId,
+        login,
+        type: 'Bot',
+        app: owner,
+      };
       return { kind: 'installation', caller };
     }
     if (user && value === user.token) {
@@ -276,11 +302,18 @@ export async function startGitHubEmulator(
       );
       state.pulls.push(seeded);
     },
-    seedComment: ({ authorType, ...comment }) => {
+    seedComment: ({ authorType, viaApp, ...comment }) => {
       const now = new Date().toISOString();
       const id = ++lastId;
       const type = authorType ?? 'User';
-      state.comments.push({ ...comment, id, authorType: type, createdAt: now, updatedAt: now });
+      state.comments.push({
+        ...comment,
+        id,
+        authorType: type,
+        viaApp: viaApp ?? null,
+        createdAt: now,
+        updatedAt: now,
+      });
       return id;
     },
     expect: (method, pattern, times = 1) => expectations.add(method, pattern, times),
