@@ -150,6 +150,12 @@ async function readPayload(path: string) {
   );
 }
 
+/** The step's outputs file, read alone: where a run that failed before its review says so. */
+export function outputFileOf(env: NodeJS.ProcessEnv): string | undefined {
+  const parsed = ActionEnvSchema.shape.GITHUB_OUTPUT.safeParse(env['GITHUB_OUTPUT']);
+  return parsed.success ? parsed.data : undefined;
+}
+
 /** The run's settings and its pull request; refuses runs that are not of a pull request. */
 export async function readActionContext(env: NodeJS.ProcessEnv): Promise<ActionContext> {
   const e = parseEnv(env);

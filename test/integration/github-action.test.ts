@@ -267,7 +267,7 @@ describe('fluxlens action on a pull_request event', () => {
       { INPUT_FAIL_ON: 'sometimes' },
       'INPUT_FAIL_ON: must be info, caution, danger or never',
     ],
-  ])('refuses %s with exit 2 and says why', async (_case, inputs, message) => {
+  ])('refuses %s with exit 2, says why, and tells later steps through its outputs', async (_case, inputs, message) => {
     const github = await fixtures.token();
     const run = runnerFor(github, eventFile(sha.tweak), inputs);
 
@@ -276,6 +276,8 @@ describe('fluxlens action on a pull_request event', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(message);
     expect(readFileSync(run.summary, 'utf8')).toBe('');
+    // The README's `if: always()` steps read these; the report paths stay empty.
+    expect(stepOutputs(run)).toEqual({ verdict: 'error', failed: 'true' });
   });
 });
 
