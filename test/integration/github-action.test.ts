@@ -267,18 +267,21 @@ describe('fluxlens action on a pull_request event', () => {
       { INPUT_FAIL_ON: 'sometimes' },
       'INPUT_FAIL_ON: must be info, caution, danger or never',
     ],
-  ])('refuses %s with exit 2, says why, and tells later steps through its outputs', async (_case, inputs, message) => {
-    const github = await fixtures.token();
-    const run = runnerFor(github, eventFile(sha.tweak), inputs);
+  ])(
+    'refuses %s with exit 2, says why, and tells later steps through its outputs',
+    async (_case, inputs, message) => {
+      const github = await fixtures.token();
+      const run = runnerFor(github, eventFile(sha.tweak), inputs);
 
-    const result = await action(run);
+      const result = await action(run);
 
-    expect(result.code).toBe(2);
-    expect(result.stderr).toContain(message);
-    expect(readFileSync(run.summary, 'utf8')).toBe('');
-    // The README's `if: always()` steps read these; the report paths stay empty.
-    expect(stepOutputs(run)).toEqual({ verdict: 'error', failed: 'true' });
-  });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(message);
+      expect(readFileSync(run.summary, 'utf8')).toBe('');
+      // The README's `if: always()` steps read these; the report paths stay empty.
+      expect(stepOutputs(run)).toEqual({ verdict: 'error', failed: 'true' });
+    },
+  );
 });
 
 describe('fluxlens action with an App installation token (actions/create-github-app-token)', () => {
