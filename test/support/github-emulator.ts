@@ -4,13 +4,15 @@
  * memory (installations, pulls, check runs, statuses, comments, reactions), checks the
  * App JWT and the installation or personal token like GitHub does, enforces the limits
  * fluxlens must respect, records every request (never a credential), and fails a test on
- * a request nobody expected or an expectation left unused. GET /__emulator/state returns
- * the state as JSON, so it can also serve a test in another process.
+ * a request nobody expected, a request or answer GitHub's published REST description
+ * refuses (github-emulator-contract.ts), or an expectation left unused.
+ * GET /__emulator/state returns the state as JSON, for a test in another process.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { validJwt } from './github-emulator-auth.js';
+import { findOperation, requestProblems, responseProblems } from './github-emulator-contract.js';
 import {
   type Fault,
   createExpectations,
@@ -52,6 +54,11 @@ export interface GitHubEmulatorOptions {
   pathPrefix?: string;
   /** Lifetime of installation tokens; GitHub's is an hour. */
   tokenTtlSeconds?: number;
+  /**
+   * Check every request and answer against GitHub's REST description (default true); off
+   * only where the emulator stands in for load, not for GitHub's contract (bench/).
+   */
+  checkContract?: boolean;
 }
 
 export interface SeedComment {
@@ -86,6 +93,12 @@ export interface GitHubEmulator {
   expect(method: string, pattern: string | RegExp, times?: number): void;
   /** Any number of matching requests is fine. */
   allow(method: string, pattern: string | RegExp): void;
+  /**
+   * The next `times` matching requests are ones GitHub's REST description refuses, sent on
+   * purpose (a test of what fluxlens does with GitHub's 422): no breach, but each must come.
+   * They still need `expect` or `allow`.
+   */
+  refuse(method: string, pattern: string | RegExp, times?: number): void;
   /**
    * The next `times` matching requests get `fault` (a named one, or any status with its
    * message and headers); each counts as expected.
@@ -165,6 +178,7 @@ export async function startGitHubEmulator(
   const tokens = new Map<string, { installationId: number; expiresAt: number }>();
   const expectations = createExpectations();
   const { app, user, installationToken } = options;
+  const contract = options.checkContract ?? true;
   const appLogin = app ? `${app.slug}[bot]` : '';
   const appRef = app ? { id: app.id, slug: app.slug } : undefined;
 
@@ -242,6 +256,32 @@ export async function startGitHubEmulator(
     return errorResult(404, 'Not Found');
   }
 
+  /**
+   * GitHub's REST description judges both sides: a request it refuses is answered 422 as
+   * GitHub would, and either breach fails the test (assertNoUnexpected).
+   */
+  function refereed(req: Parsed, caller: Caller | undefined, host: string): RouteResult {
+    if (!contract) return route(req, caller, host);
+    const operation = findOperation(req.method, req.path);
+    const label = `${req.method} ${req.path}`;
+    if (!operation) {
+      expectations.breach(`${label}: GitHub has no such operation`);
+      return errorResult(404, 'Not Found');
+    }
+    const refused = requestProblems(operation, req);
+    if (refused.length > 0) {
+      expectations.breach(`${label} (${operation.operationId}): ${refused.join('; ')}`, req);
+      return errorResult(422, `Invalid request.\n\n${refused.join('\n')}`);
+    }
+    const result = route(req, caller, host);
+    const wrong = responseProblems(operation, result.status, result.body);
+    if (wrong.length > 0) {
+      const where = `${operation.operationId} ${result.status}`;
+      expectations.breach(`${label}: the emulator's answer (${where}): ${wrong.join('; ')}`);
+    }
+    return result;
+  }
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://emulator');
     const method = req.method ?? 'GET';
@@ -267,7 +307,7 @@ export async function startGitHubEmulator(
     const result = fault
       ? faultResult(fault)
       : inPrefix
-        ? route({ method, path, query, body }, auth.caller, host)
+        ? refereed({ method, path, query, body }, auth.caller, host)
         : errorResult(404, 'Not Found');
     record.status = result.status;
     send(res, result);
@@ -318,6 +358,7 @@ export async function startGitHubEmulator(
     },
     expect: (method, pattern, times = 1) => expectations.add(method, pattern, times),
     allow: (method, pattern) => expectations.add(method, pattern, Number.POSITIVE_INFINITY),
+    refuse: (method, pattern, times = 1) => expectations.addRefusal(method, pattern, times),
     fail: (method, pattern, fault, times = 1) => expectations.add(method, pattern, times, fault),
     issuedTokens: () => [...tokens.keys()],
     assertNoUnexpected: () => expectations.assertNoUnexpected(),
