@@ -54,11 +54,6 @@ export interface GitHubEmulatorOptions {
   pathPrefix?: string;
   /** Lifetime of installation tokens; GitHub's is an hour. */
   tokenTtlSeconds?: number;
-  /**
-   * Check every request and answer against GitHub's REST description (default true); off
-   * only where the emulator stands in for load, not for GitHub's contract (bench/).
-   */
-  checkContract?: boolean;
 }
 
 export interface SeedComment {
@@ -178,7 +173,6 @@ export async function startGitHubEmulator(
   const tokens = new Map<string, { installationId: number; expiresAt: number }>();
   const expectations = createExpectations();
   const { app, user, installationToken } = options;
-  const contract = options.checkContract ?? true;
   const appLogin = app ? `${app.slug}[bot]` : '';
   const appRef = app ? { id: app.id, slug: app.slug } : undefined;
 
@@ -261,7 +255,6 @@ export async function startGitHubEmulator(
    * GitHub would, and either breach fails the test (assertNoUnexpected).
    */
   function refereed(req: Parsed, caller: Caller | undefined, host: string): RouteResult {
-    if (!contract) return route(req, caller, host);
     const operation = findOperation(req.method, req.path);
     const label = `${req.method} ${req.path}`;
     if (!operation) {
