@@ -235,6 +235,7 @@ describe('fluxlens action on a pull_request event', () => {
     });
     try {
       emulator.seedInstallation({ id: 5, repositories: ['acme/gitops'] });
+      emulator.allow('*', '**');
       const app = createGitHubClient({
         apiUrl: emulator.apiUrl,
         auth: { kind: 'app', appId: '15368', privateKey: key.privateKey },
@@ -251,6 +252,7 @@ describe('fluxlens action on a pull_request event', () => {
       expect(others).toEqual([]);
       expect(comment?.author).toBe('github-actions[bot]');
       expect(emulator.requests('GET', '/user')).toEqual([]);
+      emulator.assertNoUnexpected();
     } finally {
       await emulator.close();
     }
