@@ -2,7 +2,8 @@
  * `fluxlens action`: the step of the GitHub Action (action.yml). It runs diff's analysis
  * between the event's base and head, appends the report to the job summary, upserts the
  * sticky comment, writes the step's outputs, and exits as diff does: 1 when a finding
- * reaches failOn, 0 otherwise, 2 on errors.
+ * reaches failOn, 0 otherwise, 2 on errors (with the outputs `verdict` error and `failed`
+ * true, so that steps after it can tell).
  */
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,7 +14,7 @@ import type { AnalysisResult } from '../model/index.js';
 import { renderJson } from '../report/index.js';
 import { gate } from '../risk/index.js';
 import { upsertComment } from './action-comment.js';
-import { readActionContext, type ActionContext } from './action-context.js';
+import { outputFileOf, readActionContext, type ActionContext } from './action-context.js';
 import {
   appendSummary,
   markdownWithinBytes,
@@ -50,6 +51,20 @@ export async function actionCommand(args: string[], io: CliIO): Promise<number> 
     io.stdout(usageOf('action'));
     return 0;
   }
+  const written = { outputs: false };
+  try {
+    return await review(io, written);
+  } catch (err) {
+    // Later steps read the outputs even when the review did not run (`if: always()`).
+    const file = outputFileOf(io.env);
+    if (!written.outputs && file !== undefined) {
+      await writeOutputs(file, { verdict: 'error', failed: 'true' }).catch(() => {});
+    }
+    throw err;
+  }
+}
+
+async function review(io: CliIO, written: { outputs: boolean }): Promise<number> {
   const ctx = await readActionContext(io.env);
   const { result, failOn } = await analyzeCheckout(diffFlags(ctx), io);
   const gateResult = gate(result.findings, ctx.failOn ?? failOn);
@@ -60,6 +75,7 @@ export async function actionCommand(args: string[], io: CliIO): Promise<number> 
   }
   if (ctx.outputFile !== undefined) {
     await writeOutputs(ctx.outputFile, outputs(result, gateResult.failed, files));
+    written.outputs = true;
   }
   // Last: the summary and the outputs stand even when GitHub fails us here.
   if (ctx.comment) {

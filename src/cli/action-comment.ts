@@ -1,9 +1,10 @@
 /**
  * The Action's sticky comment: the same marker and the same size-bounded Markdown as the
- * service's, upserted with the workflow's token. A token that may not write (a fork's
- * read-only GITHUB_TOKEN) is a warning, not a failure: the report is in the job summary.
+ * service's, upserted with the workflow's token or an App's. A token that may not write (a
+ * fork's read-only GITHUB_TOKEN), or an App token that cannot tell its comment from other
+ * Apps', is a warning, not a failure: the report is in the job summary.
  */
-import { createGitHubClient, GitHubError } from '../github/index.js';
+import { CommentAuthorUnknownError, createGitHubClient, GitHubError } from '../github/index.js';
 import type { AnalysisResult } from '../model/index.js';
 import { MARKDOWN_MAX_CHARS, renderMarkdown } from '../report/index.js';
 import { COMMENT_MARKER } from '../review/index.js';
@@ -45,6 +46,14 @@ export async function upsertComment(
     });
     return { written: true, action: outcome.action };
   } catch (err) {
+    if (err instanceof CommentAuthorUnknownError) {
+      return {
+        written: false,
+        warning:
+          `the sticky comment is not written: ${err.message}, and this token's own login is ` +
+          'not known; set the comment-author input to it (the App slug followed by [bot])',
+      };
+    }
     if (!(err instanceof GitHubError) || err.status !== 403) throw err;
     const why = ctx.fromFork ? '; a pull request from a fork gets a read-only GITHUB_TOKEN' : '';
     return {

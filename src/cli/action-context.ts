@@ -41,6 +41,15 @@ const ActionEnvSchema = z.object({
   INPUT_TOKEN: optional(z.string()),
   /** `true` when the token is the workflow's own GITHUB_TOKEN, whose login is known. */
   FLUXLENS_WORKFLOW_TOKEN: optional(z.enum(['true', 'false'])).transform((v) => v === 'true'),
+  /**
+   * The login the token writes as (`<app-slug>[bot]` for an App's token), when GitHub
+   * cannot be asked and more than one App's comment carries the marker.
+   */
+  INPUT_COMMENT_AUTHOR: optional(
+    z.string().regex(/^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?$/, {
+      error: 'must be a GitHub login, such as my-app[bot]',
+    }),
+  ),
   /** The checkout, when actions/checkout put it in a folder of the workspace (its `path`). */
   INPUT_WORKING_DIRECTORY: optional(z.string()),
   /** Cluster entry folders, one per line (or comma-separated); default: the policy's clusters. */
@@ -102,7 +111,10 @@ export interface ActionContext {
   runUrl: string | undefined;
   tempDir: string | undefined;
   token: string | undefined;
-  /** Who the token writes as, when GitHub cannot be asked (the workflow's own token). */
+  /**
+   * Who the token writes as, when GitHub cannot be asked: the comment-author input, or the
+   * workflow's own token's login.
+   */
   login: string | undefined;
   paths: string[];
   failOn: FailOn | undefined;
@@ -138,6 +150,12 @@ async function readPayload(path: string) {
   );
 }
 
+/** The step's outputs file, read alone: where a run that failed before its review says so. */
+export function outputFileOf(env: NodeJS.ProcessEnv): string | undefined {
+  const parsed = ActionEnvSchema.shape.GITHUB_OUTPUT.safeParse(env['GITHUB_OUTPUT']);
+  return parsed.success ? parsed.data : undefined;
+}
+
 /** The run's settings and its pull request; refuses runs that are not of a pull request. */
 export async function readActionContext(env: NodeJS.ProcessEnv): Promise<ActionContext> {
   const e = parseEnv(env);
@@ -166,7 +184,8 @@ export async function readActionContext(env: NodeJS.ProcessEnv): Promise<ActionC
         : `${e.GITHUB_SERVER_URL}/${e.GITHUB_REPOSITORY}/actions/runs/${e.GITHUB_RUN_ID}`,
     tempDir: e.RUNNER_TEMP,
     token: e.INPUT_TOKEN,
-    login: e.FLUXLENS_WORKFLOW_TOKEN ? 'github-actions[bot]' : undefined,
+    login:
+      e.INPUT_COMMENT_AUTHOR ?? (e.FLUXLENS_WORKFLOW_TOKEN ? 'github-actions[bot]' : undefined),
     paths: e.INPUT_PATHS,
     failOn: e.INPUT_FAIL_ON,
     engine: e.INPUT_ENGINE,

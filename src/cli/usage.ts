@@ -62,8 +62,8 @@ fluxlens action
   of the event's head against its merge-base with the event's base, the Markdown report
   appended to the job summary, the sticky comment upserted, the step's outputs written.
   Configured by the runner's GITHUB_* variables and the inputs action.yml passes as
-  INPUT_TOKEN, INPUT_WORKING_DIRECTORY, INPUT_PATHS, INPUT_FAIL_ON, INPUT_ENGINE and
-  INPUT_COMMENT.
+  INPUT_TOKEN, INPUT_COMMENT_AUTHOR, INPUT_WORKING_DIRECTORY, INPUT_PATHS, INPUT_FAIL_ON,
+  INPUT_ENGINE and INPUT_COMMENT.
 
 Exit codes: render: 0 rendered (failed producers are listed in the output), 2 usage or
 setup error. diff: 0 done, 1 a finding reaches --fail-on, 2 usage, setup or other error.

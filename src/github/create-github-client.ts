@@ -23,7 +23,7 @@ import {
   TokenSchema,
   UserSchema,
 } from './schemas.js';
-import type { GitHubWriter } from './types.js';
+import type { GitHubWriter, Identity } from './types.js';
 
 export interface GitHubClientOptions {
   /** `https://api.github.com`, or `https://HOST/api/v3` for GitHub Enterprise Server. */
@@ -40,7 +40,8 @@ export interface GitHubClientOptions {
   onResponse?: (status: string) => void;
   /**
    * Token mode: our login when the token cannot look it up. GitHub answers GET /user with
-   * 403 to an installation token, such as a workflow's GITHUB_TOKEN (`github-actions[bot]`).
+   * 403 to an installation token, such as a workflow's GITHUB_TOKEN (`github-actions[bot]`);
+   * without a login such a token is known only as some App's (see Identity).
    */
   login?: string;
 }
@@ -119,7 +120,7 @@ export function createGitHubClient(options: GitHubClientOptions): GitHubClient {
     throw new GitHubError('a GitHub App call needs the installation id', { transient: false });
   }
 
-  async function fetchIdentity(): Promise<string> {
+  async function fetchLogin(): Promise<string> {
     if (auth.kind === 'app') {
       const { data } = await octokitFor().request('GET /app');
       return `${AppSchema.parse(data).slug}[bot]`;
@@ -129,8 +130,21 @@ export function createGitHubClient(options: GitHubClientOptions): GitHubClient {
     return UserSchema.parse(data).login;
   }
 
-  let identity: Promise<string> | undefined;
-  const ownLogin = (): Promise<string> => {
+  /** Our login; for a token GitHub refuses to name (an App installation's), which kind it is. */
+  async function fetchIdentity(): Promise<Identity> {
+    try {
+      return { kind: 'login', login: await fetchLogin() };
+    } catch (err) {
+      const error = toGitHubError(err, secrets);
+      if (auth.kind === 'token' && error.status === 403 && !error.transient) {
+        return { kind: 'app-installation' };
+      }
+      throw error;
+    }
+  }
+
+  let identity: Promise<Identity> | undefined;
+  const ownIdentity = (): Promise<Identity> => {
     identity ??= fetchIdentity().catch((err: unknown) => {
       identity = undefined;
       throw err;
@@ -145,7 +159,7 @@ export function createGitHubClient(options: GitHubClientOptions): GitHubClient {
         octokit: octokitFor(id),
         mode: auth.kind,
         ...(appId === undefined ? {} : { appId }),
-        identity: ownLogin,
+        identity: ownIdentity,
         pageSize,
       };
       return createGitHubWriter(ctx, secrets);
@@ -182,8 +196,8 @@ export function createGitHubClient(options: GitHubClientOptions): GitHubClient {
     },
     async verifyCredentials() {
       try {
-        const login = await fetchIdentity();
-        identity = Promise.resolve(login);
+        const login = await fetchLogin();
+        identity = Promise.resolve({ kind: 'login', login });
         return login;
       } catch (err) {
         const error = toGitHubError(err, secrets);

@@ -32,8 +32,11 @@ export const CheckRunListSchema = z.object({ check_runs: z.array(CheckRunSchema)
 export const CommentSchema = z.object({
   id: z.number(),
   body: z.string().nullable().optional(),
-  user: z.object({ login: z.string() }).nullable(),
+  user: z.object({ login: z.string(), type: z.string().optional() }).nullable(),
+  /** The App that wrote the comment (set by GitHub, never by a person); its id is enough. */
+  performed_via_github_app: z.object({ id: z.number() }).nullable().optional(),
 });
+export type CommentData = z.infer<typeof CommentSchema>;
 
 export const IdSchema = z.object({ id: z.number() });
 

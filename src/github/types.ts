@@ -130,6 +130,14 @@ export interface GitHubWriter {
   listInstallationRepos(): Promise<InstallationRepo[]>;
 }
 
+/**
+ * Who a client writes as. GitHub will not tell an App installation token (the one
+ * actions/create-github-app-token makes) its own login: GET /user answers 403 and GET /app
+ * needs the App's key. Such a token writes as some App's bot, and the sticky comment is
+ * then found by what GitHub sets on every comment an App writes.
+ */
+export type Identity = { kind: 'login'; login: string } | { kind: 'app-installation' };
+
 /** What each write-back function gets: the client for one installation and who we are. */
 export interface WriterContext {
   octokit: GitHubOctokit;
@@ -137,6 +145,6 @@ export interface WriterContext {
   /** In App mode, check runs by other Apps with our name are not ours. */
   appId?: number;
   /** Our own login (`slug[bot]` for an App), looked up once per client. */
-  identity(): Promise<string>;
+  identity(): Promise<Identity>;
   pageSize: number;
 }

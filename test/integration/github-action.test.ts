@@ -12,7 +12,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGitHubClient } from '../../src/github/index.js';
 import { COMMENT_MARKER } from '../../src/review/index.js';
 import { runCli } from '../support/cli.js';
-import { testAppKey, USER_TOKEN, useFixtures, type Fixture } from '../support/github-fixture.js';
+import {
+  APP_TOKEN,
+  TOKEN_APP,
+  testAppKey,
+  USER_TOKEN,
+  useFixtures,
+  type Fixture,
+} from '../support/github-fixture.js';
 import {
   actionStep,
   stepOutputs,
@@ -228,6 +235,7 @@ describe('fluxlens action on a pull_request event', () => {
     });
     try {
       emulator.seedInstallation({ id: 5, repositories: ['acme/gitops'] });
+      emulator.allow('*', '**');
       const app = createGitHubClient({
         apiUrl: emulator.apiUrl,
         auth: { kind: 'app', appId: '15368', privateKey: key.privateKey },
@@ -244,6 +252,7 @@ describe('fluxlens action on a pull_request event', () => {
       expect(others).toEqual([]);
       expect(comment?.author).toBe('github-actions[bot]');
       expect(emulator.requests('GET', '/user')).toEqual([]);
+      emulator.assertNoUnexpected();
     } finally {
       await emulator.close();
     }
@@ -260,15 +269,93 @@ describe('fluxlens action on a pull_request event', () => {
       { INPUT_FAIL_ON: 'sometimes' },
       'INPUT_FAIL_ON: must be info, caution, danger or never',
     ],
-  ])('refuses %s with exit 2 and says why', async (_case, inputs, message) => {
-    const github = await fixtures.token();
-    const run = runnerFor(github, eventFile(sha.tweak), inputs);
+  ])(
+    'refuses %s with exit 2, says why, and tells later steps through its outputs',
+    async (_case, inputs, message) => {
+      const github = await fixtures.token();
+      const run = runnerFor(github, eventFile(sha.tweak), inputs);
 
-    const result = await action(run);
+      const result = await action(run);
 
-    expect(result.code).toBe(2);
-    expect(result.stderr).toContain(message);
-    expect(readFileSync(run.summary, 'utf8')).toBe('');
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(message);
+      expect(readFileSync(run.summary, 'utf8')).toBe('');
+      // The README's `if: always()` steps read these; the report paths stay empty.
+      expect(stepOutputs(run)).toEqual({ verdict: 'error', failed: 'true' });
+    },
+  );
+});
+
+describe('fluxlens action with an App installation token (actions/create-github-app-token)', () => {
+  const appRun = (github: Fixture, head: string, inputs: Record<string, string> = {}) =>
+    action(runnerFor(github, eventFile(head), { INPUT_TOKEN: APP_TOKEN, ...inputs }));
+  const warningsOf = (stdout: string) =>
+    stdout.split('\n').filter((l) => l.startsWith('::warning::'));
+  const otherApp = { id: 31337, slug: 'other-app' };
+
+  it("creates its comment, then updates that one, though GitHub will not say who the token is, and leaves a person's quote of the marker alone", async () => {
+    const github = await fixtures.installationToken();
+    const quote = `> ${COMMENT_MARKER}\n> why does the bot say danger?`;
+    const human = github.emulator.seedComment({
+      owner: 'acme',
+      repo: 'gitops',
+      issueNumber: PULL,
+      body: quote,
+      author: 'alice',
+    });
+    github.emulator.expect('GET', '/user', 2);
+    github.emulator.expect('GET', `/repos/acme/gitops/issues/${PULL}/comments`, 2);
+    github.emulator.expect('POST', `/repos/acme/gitops/issues/${PULL}/comments`, 1);
+    github.emulator.expect('PATCH', '/repos/acme/gitops/issues/comments/:id', 1);
+
+    const first = await appRun(github, sha.dropClaim);
+    const second = await appRun(github, sha.tweak);
+
+    expect([first.code, second.code]).toEqual([1, 0]);
+    // GitHub's 403 on GET /user says who the token is not, not what it may do: no warning.
+    expect(warningsOf(first.stdout + second.stdout)).toEqual([]);
+    expect(github.emulator.requests('GET', '/user').map((r) => r.status)).toEqual([403, 403]);
+    const [kept, ours, ...others] = comments(github);
+    expect(others).toEqual([]);
+    expect(kept).toMatchObject({ id: human, author: 'alice', body: quote });
+    expect(ours?.author).toBe(`${TOKEN_APP.slug}[bot]`);
+    expect(ours?.body).toContain('app-config');
+    expect(ours?.body).not.toContain('app-data');
+  });
+
+  it("writes nothing and names the comment-author input when another App's comment carries the marker too", async () => {
+    const github = await fixtures.installationToken();
+    const seed = (author: string, viaApp: { id: number; slug: string }) =>
+      github.emulator.seedComment({
+        owner: 'acme',
+        repo: 'gitops',
+        issueNumber: PULL,
+        body: `${COMMENT_MARKER}\nan earlier report`,
+        author,
+        authorType: 'Bot',
+        viaApp,
+      });
+    const theirs = seed(`${otherApp.slug}[bot]`, otherApp);
+    const ours = seed(`${TOKEN_APP.slug}[bot]`, TOKEN_APP);
+    github.emulator.expect('GET', '/user', 1);
+    github.emulator.expect('GET', `/repos/acme/gitops/issues/${PULL}/comments`, 2);
+    github.emulator.expect('PATCH', `/repos/acme/gitops/issues/comments/${ours}`, 1);
+
+    const unsure = await appRun(github, sha.dropClaim);
+    const told = await appRun(github, sha.dropClaim, {
+      INPUT_COMMENT_AUTHOR: `${TOKEN_APP.slug}[bot]`,
+    });
+
+    expect([unsure.code, told.code]).toEqual([1, 1]);
+    const [warning, ...more] = warningsOf(unsure.stdout);
+    expect(more).toEqual([]);
+    expect(warning).toContain('other-app[bot], review-bot[bot]');
+    expect(warning).toContain('set the comment-author input');
+    expect(warningsOf(told.stdout)).toEqual([]);
+    const byId = new Map(comments(github).map((c) => [c.id, c.body]));
+    expect(byId.get(theirs)).toBe(`${COMMENT_MARKER}\nan earlier report`);
+    expect(byId.get(ours)).toContain('app-data');
+    expect(byId.size).toBe(2);
   });
 });
 

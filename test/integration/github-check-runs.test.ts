@@ -144,6 +144,7 @@ describe('ensureCheckRun', () => {
     const { emulator, client } = await appFixture();
     emulator.expect('GET', LIST);
     emulator.expect('POST', RUNS);
+    emulator.refuse('POST', RUNS);
 
     const err = await client
       .forInstallation(INSTALLATION_ID)

@@ -103,6 +103,40 @@ describe('ensureComment', () => {
   });
 });
 
+describe('ensureComment with an App installation token, which GitHub will not name', () => {
+  it("edits only a marked comment an App wrote: not a person's, nor a bot account's without an App", async () => {
+    const { emulator, client } = await fixtures.installationToken();
+    const seed = (author: string, type: 'User' | 'Bot', viaApp?: { id: number; slug: string }) =>
+      emulator.seedComment({
+        ...REPO,
+        issueNumber: 12,
+        body: `${MARKER}\nnot fluxlens`,
+        author,
+        authorType: type,
+        ...(viaApp ? { viaApp } : {}),
+      });
+    const person = seed('alice', 'User');
+    const botAccount = seed('legacy-bot', 'Bot');
+    emulator.expect('GET', '/user');
+    emulator.expect('GET', COMMENTS, 2);
+    emulator.expect('POST', COMMENTS);
+    emulator.expect('PATCH', COMMENT);
+    const writer = client.forInstallation();
+
+    const created = await writer.ensureComment({ ...pr, body: `${MARKER}\nfirst` });
+    const updated = await writer.ensureComment({ ...pr, body: `${MARKER}\nsecond` });
+
+    expect(created.action).toBe('created');
+    expect(updated).toEqual({ id: created.id, action: 'updated' });
+    const bodies = new Map(emulator.state().comments.map((c) => [c.id, c.body]));
+    expect(bodies.get(person)).toBe(`${MARKER}\nnot fluxlens`);
+    expect(bodies.get(botAccount)).toBe(`${MARKER}\nnot fluxlens`);
+    expect(bodies.get(created.id)).toBe(`${MARKER}\nsecond`);
+    // GET /user was asked once per client: the 403 is remembered as the answer.
+    expect(emulator.requests('GET', '/user').map((r) => r.status)).toEqual([403]);
+  });
+});
+
 describe('findComment and addReaction', () => {
   it('finds nothing before the first review, and reacts to a command comment once', async () => {
     const { emulator, client } = await appFixture();

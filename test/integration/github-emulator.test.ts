@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startGitHubEmulator, type GitHubEmulator } from '../support/github-emulator.js';
+import { findOperation, responseProblems } from '../support/github-emulator-contract.js';
 import {
   type Fixture,
   HEAD_SHA,
@@ -69,5 +70,100 @@ describe('the GitHub emulator', () => {
       .catch((e: unknown) => e);
 
     expect(err).toMatchObject({ status: 404, transient: false });
+  });
+});
+
+describe("the GitHub emulator held to GitHub's REST description", () => {
+  /** An emulator with the fixture's App, and a token of its installation. */
+  async function appEmulator(): Promise<{ emulator: GitHubEmulator; token: string }> {
+    fixture = await startAppFixture();
+    fixture.emulator.allow('*', '**');
+    const token = await fixture.client.installationToken(INSTALLATION_ID);
+    return { emulator: fixture.emulator, token };
+  }
+  const send = (
+    emulator: GitHubEmulator,
+    token: string,
+    method: string,
+    path: string,
+    body?: unknown,
+  ) =>
+    fetch(`${emulator.apiUrl}${path}`, {
+      method,
+      headers: { authorization: `token ${token}`, 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+
+  it.each([
+    [
+      'a conclusion GitHub does not know',
+      { conclusion: 'passed' },
+      /body\/conclusion must be equal to one of the allowed values/,
+    ],
+    [
+      'a summary over 65535 characters',
+      { output: { title: 't', summary: 'x'.repeat(65_536) } },
+      /body\/output\/summary must NOT have more than 65535 characters/,
+    ],
+    ['no head_sha', { head_sha: undefined }, /body must have required property 'head_sha'/],
+    ['a status that is not a string', { status: 3 }, /body\/status must be string/],
+  ])('answers 422 and fails the test on a check run with %s', async (_case, change, problem) => {
+    const { emulator, token } = await appEmulator();
+    const body = { name: 'fluxlens', head_sha: HEAD_SHA, ...change };
+
+    const res = await send(emulator, token, 'POST', '/repos/acme/gitops/check-runs', body);
+
+    expect(res.status).toBe(422);
+    expect(emulator.state().checkRuns).toEqual([]);
+    expect(() => emulator.assertNoUnexpected()).toThrow(problem);
+    fixture = undefined;
+    await emulator.close();
+  });
+
+  it('fails the test on a request for an operation GitHub does not have', async () => {
+    const { emulator, token } = await appEmulator();
+
+    const res = await send(
+      emulator,
+      token,
+      'GET',
+      `/repos/acme/gitops/commit/${HEAD_SHA}/check-runs`,
+    );
+
+    expect(res.status).toBe(404);
+    expect(() => emulator.assertNoUnexpected()).toThrow(/GitHub has no such operation/);
+    fixture = undefined;
+    await emulator.close();
+  });
+
+  it("takes a refusal a test announces as no breach, and a parameter out of GitHub's range as one", async () => {
+    const { emulator, token } = await appEmulator();
+    emulator.refuse('POST', '/repos/acme/gitops/statuses/*');
+
+    const refused = await send(emulator, token, 'POST', `/repos/acme/gitops/statuses/${HEAD_SHA}`, {
+      state: 'passing',
+    });
+    expect(refused.status).toBe(422);
+    expect(() => emulator.assertNoUnexpected()).not.toThrow();
+
+    await send(emulator, token, 'GET', '/repos/acme/gitops/pulls?state=merged');
+    expect(() => emulator.assertNoUnexpected()).toThrow(
+      /query parameter state must be equal to one of the allowed values/,
+    );
+    fixture = undefined;
+    await emulator.close();
+  });
+
+  it('tells an answer GitHub would not give from one it would', () => {
+    const create = findOperation('POST', '/repos/acme/gitops/issues/7/comments');
+    expect(create?.operationId).toBe('issues/create-comment');
+    if (!create) return;
+
+    expect(responseProblems(create, 201, { id: 1, body: 'hi' })).toContain(
+      "response must have required property 'node_id'",
+    );
+    expect(responseProblems(create, 200, {})).toEqual(['GitHub documents no 200 answer']);
+    // Errors GitHub does not list are not held against the emulator.
+    expect(responseProblems(create, 502, { message: 'Server Error' })).toEqual([]);
   });
 });

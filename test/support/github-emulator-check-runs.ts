@@ -3,11 +3,8 @@
  * (65535-character output fields, 50 annotations per request, annotations appended on
  * every update), and GitHub's refusal of check runs to a personal token.
  */
-import {
-  type EmulatedAnnotation,
-  type EmulatedCheckRun,
-  checkRunJson,
-} from './github-emulator-state.js';
+import { checkRunJson } from './github-emulator-json.js';
+import type { EmulatedAnnotation, EmulatedCheckRun } from './github-emulator-state.js';
 import {
   type Route,
   type RouteContext,
@@ -139,7 +136,7 @@ export const checkRunRoutes: Route[] = [
       const refused = applyCheckRunBody(run, ctx.body);
       if (refused) return refused;
       ctx.state.checkRuns.push(run);
-      return { status: 201, body: checkRunJson(run, ctx.app.slug) };
+      return { status: 201, body: checkRunJson(run, ctx.app.slug, ctx.apiUrl) };
     },
   },
   {
@@ -155,7 +152,7 @@ export const checkRunRoutes: Route[] = [
       const refused = applyCheckRunBody(draft, ctx.body);
       if (refused) return refused;
       Object.assign(run, draft);
-      return { status: 200, body: checkRunJson(run, ctx.app.slug) };
+      return { status: 200, body: checkRunJson(run, ctx.app.slug, ctx.apiUrl) };
     },
   },
   {
@@ -178,7 +175,10 @@ export const checkRunRoutes: Route[] = [
       const { page, headers } = paginate(runs, ctx);
       return {
         status: 200,
-        body: { total_count: runs.length, check_runs: page.map((r) => checkRunJson(r, slug)) },
+        body: {
+          total_count: runs.length,
+          check_runs: page.map((r) => checkRunJson(r, slug, ctx.apiUrl)),
+        },
         headers,
       };
     },

@@ -1,7 +1,8 @@
 /**
  * What a test told the GitHub emulator to expect: requests that must come (`expect`),
- * may come (`allow`) or must fail (`fail`, with a fault). Requests nobody expected and
- * expectations left unused fail the test through the two assertions.
+ * may come (`allow`) or must fail (`fail`, with a fault). Requests nobody expected,
+ * requests or answers GitHub's REST description refuses, and expectations left unused fail
+ * the test through the two assertions.
  */
 import { type RouteResult, errorResult } from './github-emulator-routes.js';
 
@@ -62,6 +63,13 @@ export interface Expectations {
    * the fault to answer with, if any. A request nothing fits is noted as unexpected.
    */
   claim(method: string, path: string): { fault?: Fault };
+  /** Requests a test sends on purpose for GitHub to refuse (422); each must come. */
+  addRefusal(method: string, pattern: string | RegExp, times: number): void;
+  /**
+   * A request GitHub's description refuses, or an answer it does not describe; a refused
+   * request (`refused`) a test announced with addRefusal is no breach.
+   */
+  breach(what: string, refused?: { method: string; path: string }): void;
   assertNoUnexpected(): void;
   assertAllUsed(): void;
 }
@@ -69,7 +77,14 @@ export interface Expectations {
 export function createExpectations(): Expectations {
   const expectations: Expectation[] = [];
   const unexpected: string[] = [];
+  const breaches: string[] = [];
+  const refusals: Expectation[] = [];
   return {
+    addRefusal(method, pattern, times) {
+      const upper = method.toUpperCase();
+      const label = `${upper} ${String(pattern)} refused by GitHub's description`;
+      refusals.push({ method: upper, matcher: pathMatcher(pattern), label, remaining: times });
+    },
     add(method, pattern, times, fault) {
       const upper = method.toUpperCase();
       expectations.push({
@@ -93,12 +108,30 @@ export function createExpectations(): Expectations {
       found.remaining -= 1;
       return found.fault === undefined ? {} : { fault: found.fault };
     },
+    breach(what, refused) {
+      const announced = refused
+        ? refusals.find(
+            (r) => r.remaining > 0 && r.method === refused.method && r.matcher.test(refused.path),
+          )
+        : undefined;
+      if (announced) announced.remaining -= 1;
+      else breaches.push(what);
+    },
     assertNoUnexpected() {
-      if (unexpected.length === 0) return;
-      throw new Error(`unexpected GitHub requests:\n  ${unexpected.join('\n  ')}`);
+      const parts = [
+        ...(unexpected.length > 0
+          ? [`unexpected GitHub requests:\n  ${unexpected.join('\n  ')}`]
+          : []),
+        ...(breaches.length > 0
+          ? [`not as GitHub's REST description says:\n  ${breaches.join('\n  ')}`]
+          : []),
+      ];
+      if (parts.length > 0) throw new Error(parts.join('\n'));
     },
     assertAllUsed() {
-      const left = expectations.filter((e) => e.remaining > 0 && Number.isFinite(e.remaining));
+      const left = [...expectations, ...refusals].filter(
+        (e) => e.remaining > 0 && Number.isFinite(e.remaining),
+      );
       if (left.length === 0) return;
       const lines = left.map((e) => `${e.label} (${e.remaining} more)`);
       throw new Error(`GitHub expectations left unused:\n  ${lines.join('\n  ')}`);

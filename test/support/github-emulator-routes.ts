@@ -3,7 +3,15 @@
  * requests and installation repositories. Each handler is a plain function of the parsed
  * request and the state; the server (github-emulator.ts) does auth, faults and recording.
  */
-import { type EmulatedPull, type EmulatorState, pullJson } from './github-emulator-state.js';
+import {
+  appJson,
+  installationJson,
+  installationRepoJson,
+  installationTokenJson,
+  privateUserJson,
+  pullJson,
+} from './github-emulator-json.js';
+import type { EmulatedPull, EmulatorState } from './github-emulator-state.js';
 
 /** Who made the request, as the server resolved it from the Authorization header. */
 export interface Caller {
@@ -12,6 +20,8 @@ export interface Caller {
   /** Login comments and statuses are attributed to. */
   login: string;
   type: 'User' | 'Bot';
+  /** The App an installation token belongs to: GitHub names it on what the token writes. */
+  app?: { id: number; slug: string };
 }
 
 export interface RouteContext {
@@ -96,9 +106,7 @@ export const readRoutes: Route[] = [
     pattern: '/app',
     auth: 'jwt',
     handle: (ctx) =>
-      ctx.app
-        ? { status: 200, body: { id: ctx.app.id, slug: ctx.app.slug, name: ctx.app.slug } }
-        : errorResult(404, 'Not Found'),
+      ctx.app ? { status: 200, body: appJson(ctx.app) } : errorResult(404, 'Not Found'),
   },
   {
     method: 'GET',
@@ -106,7 +114,7 @@ export const readRoutes: Route[] = [
     auth: 'jwt',
     handle: (ctx) => ({
       status: 200,
-      body: ctx.state.installations.map((i) => ({ id: i.id, account: { login: i.account } })),
+      body: ctx.state.installations.map(installationJson),
     }),
   },
   {
@@ -117,10 +125,7 @@ export const readRoutes: Route[] = [
       const id = Number(ctx.params.id);
       if (!ctx.state.installations.some((i) => i.id === id)) return errorResult(404, 'Not Found');
       const { token, expires_at } = ctx.issueToken(id);
-      return {
-        status: 201,
-        body: { token, expires_at, permissions: {}, repository_selection: 'selected' },
-      };
+      return { status: 201, body: installationTokenJson(token, expires_at) };
     },
   },
   {
@@ -130,16 +135,14 @@ export const readRoutes: Route[] = [
     handle: (ctx) => {
       const name = `${ctx.params.owner}/${ctx.params.repo}`;
       const found = ctx.state.installations.find((i) => i.repositories.includes(name));
-      return found
-        ? { status: 200, body: { id: found.id, account: { login: found.account } } }
-        : errorResult(404, 'Not Found');
+      return found ? { status: 200, body: installationJson(found) } : errorResult(404, 'Not Found');
     },
   },
   {
     method: 'GET',
     pattern: '/user',
     auth: 'user',
-    handle: (ctx) => ({ status: 200, body: { login: ctx.caller.login, type: 'User' } }),
+    handle: (ctx) => ({ status: 200, body: privateUserJson(ctx.caller.login) }),
   },
   {
     method: 'GET',
@@ -147,16 +150,7 @@ export const readRoutes: Route[] = [
     auth: 'installation',
     handle: (ctx) => {
       const inst = ctx.state.installations.find((i) => i.id === ctx.caller.installationId);
-      const repos = (inst?.repositories ?? []).map((fullName, index) => {
-        const [owner = '', name = ''] = fullName.split('/');
-        return {
-          id: index + 1,
-          name,
-          full_name: fullName,
-          owner: { login: owner },
-          archived: false,
-        };
-      });
+      const repos = (inst?.repositories ?? []).map((name, i) => installationRepoJson(name, i + 1));
       const { page, headers } = paginate(repos, ctx);
       return { status: 200, body: { total_count: repos.length, repositories: page }, headers };
     },
@@ -183,7 +177,7 @@ export const readRoutes: Route[] = [
         .filter((p) => state === 'all' || p.state === state)
         .sort((a, b) => b.number - a.number);
       const { page, headers } = paginate(pulls, ctx);
-      return { status: 200, body: page.map((p) => pullJson(p, ctx.apiUrl)), headers };
+      return { status: 200, body: page.map((p) => pullJson(p, ctx.apiUrl, true)), headers };
     },
   },
 ];

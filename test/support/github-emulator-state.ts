@@ -88,6 +88,8 @@ export interface EmulatedComment {
   /** Login of the author (`slug[bot]` for an App). */
   author: string;
   authorType: 'User' | 'Bot';
+  /** The App that wrote it (`performed_via_github_app`); null for a person's comment. */
+  viaApp: { id: number; slug: string } | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -147,48 +149,5 @@ export function pullFromSeed(seed: PullSeed): EmulatedPull {
     headRef: seed.headRef ?? `branch-${seed.number}`,
     baseRef: seed.baseRef ?? 'main',
     fork: seed.fork ?? false,
-  };
-}
-
-/** The REST representation of a pull request, as far as fluxlens reads it. */
-export function pullJson(pull: EmulatedPull, apiUrl: string): Record<string, unknown> {
-  const fullName = `${pull.owner}/${pull.repo}`;
-  const headRepo = pull.fork ? `contributor/${pull.repo}` : fullName;
-  return {
-    url: `${apiUrl}/repos/${fullName}/pulls/${pull.number}`,
-    number: pull.number,
-    state: pull.state,
-    draft: pull.draft,
-    merged: false,
-    head: {
-      sha: pull.headSha,
-      ref: pull.headRef,
-      repo: { full_name: headRepo, fork: pull.fork },
-    },
-    base: { ref: pull.baseRef, repo: { full_name: fullName, fork: false } },
-  };
-}
-
-export function checkRunJson(run: EmulatedCheckRun, appSlug: string): Record<string, unknown> {
-  return {
-    id: run.id,
-    name: run.name,
-    head_sha: run.head_sha,
-    status: run.status,
-    conclusion: run.conclusion,
-    details_url: run.details_url,
-    external_id: run.external_id,
-    app: { id: run.app_id, slug: appSlug },
-    output: { ...run.output, annotations_count: run.annotations.length },
-  };
-}
-
-export function commentJson(comment: EmulatedComment): Record<string, unknown> {
-  return {
-    id: comment.id,
-    body: comment.body,
-    user: { login: comment.author, type: comment.authorType },
-    created_at: comment.createdAt,
-    updated_at: comment.updatedAt,
   };
 }

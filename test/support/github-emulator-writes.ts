@@ -3,7 +3,7 @@
  * 65536 characters, only the author may edit) and reactions (one per user and content).
  */
 import { checkRunRoutes } from './github-emulator-check-runs.js';
-import { commentJson } from './github-emulator-state.js';
+import { commentJson, reactionJson, statusJson } from './github-emulator-json.js';
 import {
   type Route,
   type RouteContext,
@@ -46,7 +46,7 @@ const statusRoutes: Route[] = [
         creator: ctx.caller.login,
       };
       ctx.state.statuses.push(status);
-      return { status: 201, body: { id: status.id, state, context: status.context, description } };
+      return { status: 201, body: statusJson(status) };
     },
   },
 ];
@@ -75,7 +75,7 @@ const commentRoutes: Route[] = [
         .filter((c) => c.owner === owner && c.repo === repo && c.issueNumber === Number(number))
         .sort((a, b) => a.id - b.id);
       const { page, headers } = paginate(comments, ctx);
-      return { status: 200, body: page.map(commentJson), headers };
+      return { status: 200, body: page.map((c) => commentJson(c, ctx.apiUrl)), headers };
     },
   },
   {
@@ -94,11 +94,12 @@ const commentRoutes: Route[] = [
         body,
         author: ctx.caller.login,
         authorType: ctx.caller.type,
+        viaApp: ctx.caller.app ?? null,
         createdAt: now,
         updatedAt: now,
       };
       ctx.state.comments.push(comment);
-      return { status: 201, body: commentJson(comment) };
+      return { status: 201, body: commentJson(comment, ctx.apiUrl) };
     },
   },
   {
@@ -114,7 +115,7 @@ const commentRoutes: Route[] = [
       if (typeof body !== 'string') return body;
       comment.body = body;
       comment.updatedAt = new Date().toISOString();
-      return { status: 200, body: commentJson(comment) };
+      return { status: 200, body: commentJson(comment, ctx.apiUrl) };
     },
   },
   {
@@ -132,10 +133,7 @@ const commentRoutes: Route[] = [
       );
       const reaction = existing ?? { id: ctx.nextId(), commentId, content, author };
       if (!existing) ctx.state.reactions.push(reaction);
-      return {
-        status: existing ? 200 : 201,
-        body: { id: reaction.id, content, user: { login: author } },
-      };
+      return { status: existing ? 200 : 201, body: reactionJson(reaction) };
     },
   },
 ];

@@ -4,13 +4,15 @@
  * memory (installations, pulls, check runs, statuses, comments, reactions), checks the
  * App JWT and the installation or personal token like GitHub does, enforces the limits
  * fluxlens must respect, records every request (never a credential), and fails a test on
- * a request nobody expected or an expectation left unused. GET /__emulator/state returns
- * the state as JSON, so it can also serve a test in another process.
+ * a request nobody expected, a request or answer GitHub's published REST description
+ * refuses (github-emulator-contract.ts), or an expectation left unused.
+ * GET /__emulator/state returns the state as JSON, for a test in another process.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { validJwt } from './github-emulator-auth.js';
+import { findOperation, requestProblems, responseProblems } from './github-emulator-contract.js';
 import {
   type Fault,
   createExpectations,
@@ -43,6 +45,11 @@ export interface GitHubEmulatorOptions {
   app?: { id: number; slug: string; publicKey: string };
   /** Token mode: the one personal access token accepted, and whose it is. */
   user?: { login: string; token: string };
+  /**
+   * Token mode with an App's installation token, as actions/create-github-app-token makes
+   * one: it writes as `<slug>[bot]`, and GitHub answers its GET /user with 403.
+   */
+  installationToken?: { token: string; installationId: number; app: { id: number; slug: string } };
   /** GitHub Enterprise Server style prefix, e.g. `/api/v3`; requests outside it get 404. */
   pathPrefix?: string;
   /** Lifetime of installation tokens; GitHub's is an hour. */
@@ -56,6 +63,8 @@ export interface SeedComment {
   body: string;
   author: string;
   authorType?: 'User' | 'Bot';
+  /** The App that wrote it, for a bot's comment (GitHub's `performed_via_github_app`). */
+  viaApp?: { id: number; slug: string };
 }
 
 export interface GitHubEmulator {
@@ -79,6 +88,12 @@ export interface GitHubEmulator {
   expect(method: string, pattern: string | RegExp, times?: number): void;
   /** Any number of matching requests is fine. */
   allow(method: string, pattern: string | RegExp): void;
+  /**
+   * The next `times` matching requests are ones GitHub's REST description refuses, sent on
+   * purpose (a test of what fluxlens does with GitHub's 422): no breach, but each must come.
+   * They still need `expect` or `allow`.
+   */
+  refuse(method: string, pattern: string | RegExp, times?: number): void;
   /**
    * The next `times` matching requests get `fault` (a named one, or any status with its
    * message and headers); each counts as expected.
@@ -157,8 +172,9 @@ export async function startGitHubEmulator(
   let lastId = 1000;
   const tokens = new Map<string, { installationId: number; expiresAt: number }>();
   const expectations = createExpectations();
-  const { app, user } = options;
+  const { app, user, installationToken } = options;
   const appLogin = app ? `${app.slug}[bot]` : '';
+  const appRef = app ? { id: app.id, slug: app.slug } : undefined;
 
   function resolveAuth(header: string | undefined): { kind: AuthKind; caller?: Caller } {
     const value = /^(?:bearer|token)\s+(\S+)$/i.exec(header ?? '')?.[1];
@@ -170,7 +186,25 @@ export async function startGitHubEmulator(
     const issued = tokens.get(value);
     if (issued && issued.expiresAt > Date.now()) {
       const { installationId } = issued;
-      const caller: Caller = { kind: 'installation', installationId, login: appLogin, type: 'Bot' };
+      const caller: Caller = {
+        kind: 'installation',
+        installationId,
+        login: appLogin,
+        type: 'Bot',
+        ...(appRef ? { app: appRef } : {}),
+      };
+      return { kind: 'installation', caller };
+    }
+    if (installationToken && value === installationToken.token) {
+      const { installationId, app: owner } = installationToken;
+      const login = `${owner.slug}[bot]`;
+      const caller: Caller = {
+        kind: 'installation',
+        installationId,
+        login,
+        type: 'Bot',
+        app: owner,
+      };
       return { kind: 'installation', caller };
     }
     if (user && value === user.token) {
@@ -216,6 +250,31 @@ export async function startGitHubEmulator(
     return errorResult(404, 'Not Found');
   }
 
+  /**
+   * GitHub's REST description judges both sides: a request it refuses is answered 422 as
+   * GitHub would, and either breach fails the test (assertNoUnexpected).
+   */
+  function refereed(req: Parsed, caller: Caller | undefined, host: string): RouteResult {
+    const operation = findOperation(req.method, req.path);
+    const label = `${req.method} ${req.path}`;
+    if (!operation) {
+      expectations.breach(`${label}: GitHub has no such operation`);
+      return errorResult(404, 'Not Found');
+    }
+    const refused = requestProblems(operation, req);
+    if (refused.length > 0) {
+      expectations.breach(`${label} (${operation.operationId}): ${refused.join('; ')}`, req);
+      return errorResult(422, `Invalid request.\n\n${refused.join('\n')}`);
+    }
+    const result = route(req, caller, host);
+    const wrong = responseProblems(operation, result.status, result.body);
+    if (wrong.length > 0) {
+      const where = `${operation.operationId} ${result.status}`;
+      expectations.breach(`${label}: the emulator's answer (${where}): ${wrong.join('; ')}`);
+    }
+    return result;
+  }
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://emulator');
     const method = req.method ?? 'GET';
@@ -250,7 +309,7 @@ export async function startGitHubEmulator(
     const result = fault
       ? faultResult(fault)
       : inPrefix
-        ? route({ method, path, query, body }, auth.caller, host)
+        ? refereed({ method, path, query, body }, auth.caller, host)
         : errorResult(404, 'Not Found');
     record.status = result.status;
     send(res, result);
@@ -285,15 +344,23 @@ export async function startGitHubEmulator(
       );
       state.pulls.push(seeded);
     },
-    seedComment: ({ authorType, ...comment }) => {
+    seedComment: ({ authorType, viaApp, ...comment }) => {
       const now = new Date().toISOString();
       const id = ++lastId;
       const type = authorType ?? 'User';
-      state.comments.push({ ...comment, id, authorType: type, createdAt: now, updatedAt: now });
+      state.comments.push({
+        ...comment,
+        id,
+        authorType: type,
+        viaApp: viaApp ?? null,
+        createdAt: now,
+        updatedAt: now,
+      });
       return id;
     },
     expect: (method, pattern, times = 1) => expectations.add(method, pattern, times),
     allow: (method, pattern) => expectations.add(method, pattern, Number.POSITIVE_INFINITY),
+    refuse: (method, pattern, times = 1) => expectations.addRefusal(method, pattern, times),
     fail: (method, pattern, fault, times = 1) => expectations.add(method, pattern, times, fault),
     issuedTokens: () => [...tokens.keys()],
     assertNoUnexpected: () => expectations.assertNoUnexpected(),

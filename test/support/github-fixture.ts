@@ -18,6 +18,10 @@ export const INSTALLATION_ID = 77;
 export const REPO = { owner: 'acme', repo: 'gitops' } as const;
 export const HEAD_SHA = 'a'.repeat(40);
 export const USER_TOKEN = 'ghp_fixtureToken0123456789abcdefghijkl';
+/** An App installation token, as actions/create-github-app-token hands one to a workflow. */
+export const APP_TOKEN = 'ghs_fixtureAppToken0123456789abcdefghij';
+/** The App that token belongs to, installed as INSTALLATION_ID on acme/gitops. */
+export const TOKEN_APP = { id: 9001, slug: 'review-bot' } as const;
 
 /** Small waits: retries and rate limits are exercised without sleeping seconds. */
 export const FAST: Pick<GitHubClientOptions, 'retry' | 'pacing'> = {
@@ -83,6 +87,21 @@ export async function startTokenFixture(
   return { emulator, client, warnings };
 }
 
+/** Token mode with an App's installation token (TOKEN_APP's), which cannot look itself up. */
+export async function startInstallationTokenFixture(extras: ClientExtras = {}): Promise<Fixture> {
+  const emulator = await startGitHubEmulator({
+    installationToken: { token: APP_TOKEN, installationId: INSTALLATION_ID, app: TOKEN_APP },
+  });
+  emulator.seedInstallation({ id: INSTALLATION_ID, repositories: ['acme/gitops'] });
+  const warnings: Fixture['warnings'] = [];
+  const client = createGitHubClient({
+    apiUrl: emulator.apiUrl,
+    auth: { kind: 'token', token: APP_TOKEN },
+    ...clientOptions(extras, warnings),
+  });
+  return { emulator, client, warnings };
+}
+
 /** Fails the test on a request nobody expected or an expectation left unused. */
 export async function finish(fixture: Fixture | undefined): Promise<void> {
   if (!fixture) return;
@@ -101,6 +120,7 @@ export async function finish(fixture: Fixture | undefined): Promise<void> {
 export function useFixtures(): {
   app: (extras?: Parameters<typeof startAppFixture>[0]) => Promise<Fixture>;
   token: (extras?: Parameters<typeof startTokenFixture>[0]) => Promise<Fixture>;
+  installationToken: () => Promise<Fixture>;
 } {
   let current: Fixture | undefined;
   afterEach(async () => {
@@ -111,5 +131,6 @@ export function useFixtures(): {
   return {
     app: async (extras) => (current = await startAppFixture(extras)),
     token: async (extras) => (current = await startTokenFixture(extras)),
+    installationToken: async () => (current = await startInstallationTokenFixture()),
   };
 }

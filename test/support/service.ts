@@ -169,6 +169,8 @@ export async function startServiceWorld(
       await gitServer.close();
       await redis?.stop();
       rmSync(work, { recursive: true, force: true });
+      // Every request is allowed here; GitHub's REST description still judges each one.
+      emulator.assertNoUnexpected();
     },
   };
   return world;

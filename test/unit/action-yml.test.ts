@@ -90,10 +90,56 @@ describe('action.yml', () => {
     expect(String(setup?.with?.['node-version'])).toBe(major);
   });
 
+  it('with warm-cache only builds and caches fluxlens, from a lookup, and reviews nothing', () => {
+    const warm = "inputs.warm-cache != 'true'";
+    const running = steps.filter((s) => !(s.if ?? '').includes(warm)).map((s) => s.name);
+    expect(running).toEqual([
+      'Set up Node.js',
+      'Cache key of the fluxlens build',
+      'Restore the fluxlens build',
+      'Build fluxlens',
+      'Save the fluxlens build',
+    ]);
+    const restore = steps.find((s) => s.id === 'build-cache');
+    expect(restore?.with?.['lookup-only']).toBe("${{ inputs.warm-cache == 'true' }}");
+    // The key names the build alone (sources, lockfile, runner, Node): never the event's ref,
+    // so the default branch's cache is the one every pull request restores.
+    const key = steps.find((s) => s.id === 'build-key');
+    expect(stepText(key ?? { name: '' })).not.toMatch(/github\.(ref|head_ref|event)/);
+  });
+
   it('pins the actions it uses to a major version', () => {
     const uses = steps.flatMap((s) => (s.uses === undefined ? [] : [s.uses]));
     expect(uses.length).toBeGreaterThan(0);
     for (const ref of uses) expect(ref).toMatch(/^actions\/[\w/-]+@v\d+$/);
+  });
+});
+
+describe("the README's workflows", () => {
+  const readme = readFileSync(join(projectRoot, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('## GitHub Action'), readme.indexOf('## Image'));
+  const workflows = [...section.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) =>
+    z
+      .object({ jobs: z.record(z.string(), z.object({ steps: z.array(z.unknown()) })) })
+      .parse(parse(m[1] ?? '')),
+  );
+  const uses = workflows
+    .flatMap((w) => Object.values(w.jobs).flatMap((j) => j.steps))
+    .map((step) =>
+      z
+        .object({ uses: z.string(), with: z.record(z.string(), z.unknown()).optional() })
+        .safeParse(step),
+    )
+    .flatMap((r) => (r.success && r.data.uses.startsWith('fluxlens/fluxlens@') ? [r.data] : []));
+
+  it('give the Action only inputs it declares, and read only outputs it writes', () => {
+    expect(uses.length).toBe(2);
+    for (const step of uses) {
+      for (const input of Object.keys(step.with ?? {})) expect(action.inputs).toHaveProperty(input);
+    }
+    const read = [...section.matchAll(/steps\.fluxlens\.outputs\.([\w-]+)/g)].map((m) => m[1]);
+    expect(read.length).toBeGreaterThan(0);
+    for (const output of read) expect(action.outputs).toHaveProperty(output ?? '');
   });
 });
 
