@@ -5,10 +5,16 @@ import { isOwnerName, isRepositoryName, repositoryKey } from '../../../src/model
 const HOSTILE_NAMES = ['..', '.', 'a/b', '%2e%2e', 'hôme-ops', '../../x', '', 'a\0b'];
 
 describe("GitHub's owner and repository names", () => {
-  it.each(['home-ops', 'Example', 'a', 'a1-b2-c3', 'x'.repeat(39), 'old--name', 'old-', 'mona_corp'])(
-    'takes %j as an owner',
-    (name) => expect(isOwnerName(name)).toBe(true),
-  );
+  it.each([
+    'home-ops',
+    'Example',
+    'a',
+    'a1-b2-c3',
+    'x'.repeat(39),
+    'old--name',
+    'old-',
+    'mona_corp',
+  ])('takes %j as an owner', (name) => expect(isOwnerName(name)).toBe(true));
 
   it.each([...HOSTILE_NAMES, '-lead', 'x'.repeat(40), 'a.b', 'dependabot[bot]', 'a b'])(
     'refuses %j as an owner',
