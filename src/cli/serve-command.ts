@@ -44,7 +44,9 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
   const logger = createLogger({ level: config.logLevel });
   const registry = createMetricsRegistry({ processMetrics: true });
   const github = githubFromConfig(config, logger, createGitHubCallCounter(registry));
-  void checkCredentials(github, logger);
+  // Our own comments quote the command; once GitHub has said who we are, they never count.
+  let ownLogin: string | undefined;
+  void checkCredentials(github, logger).then((login) => (ownLogin = login));
   const intake = config.redisUrl
     ? redisIntake(config, config.redisUrl, logger)
     : inlineIntake(config, logger, github, registry);
@@ -54,6 +56,10 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
     ...intake,
     ...(config.webhookSecret !== undefined ? { webhookSecret: config.webhookSecret } : {}),
     insecureNoWebhookSecret: config.insecureNoWebhookSecret,
+    bodyTimeoutMs: config.webhookBodyTimeoutMs,
+    largeBodySlots: config.webhookLargeBodies,
+    ...optional('commandBots', config.commandBots),
+    ownLogin: () => ownLogin,
     ...(config.apiToken !== undefined ? { apiToken: config.apiToken } : {}),
     ...optional('reportSigningKey', reportSigningKey(config)),
     ...optional('publicUrl', config.publicUrl),
