@@ -24,7 +24,7 @@ import {
 /** How long a webhook body may take to arrive when the deps do not say. */
 export const DEFAULT_BODY_TIMEOUT_MS = 20_000;
 /** Bodies over LARGE_BODY_BYTES read at once when the deps do not say. */
-export const DEFAULT_LARGE_BODIES = 4;
+const DEFAULT_LARGE_BODIES = 4;
 
 const EVENT_NAME = /^[a-z_]{1,64}$/;
 const DELIVERY_ID = /^[A-Za-z0-9-]{1,100}$/;
