@@ -44,9 +44,13 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
   const logger = createLogger({ level: config.logLevel });
   const registry = createMetricsRegistry({ processMetrics: true });
   const github = githubFromConfig(config, logger, createGitHubCallCounter(registry));
+  void checkCredentials(github, logger);
   // Our own comments quote the command; once GitHub has said who we are, they never count.
   let ownLogin: string | undefined;
-  void checkCredentials(github, logger).then((login) => (ownLogin = login));
+  void github.verifyCredentials().then(
+    (login) => (ownLogin = login),
+    () => undefined,
+  );
   const intake = config.redisUrl
     ? redisIntake(config, config.redisUrl, logger)
     : inlineIntake(config, logger, github, registry);

@@ -26,18 +26,17 @@ export function githubFromConfig(
 /**
  * Checks the credentials once and says in one line whether GitHub accepts them. A
  * rejection is logged, not thrown: the process stays up for its health checks and retries.
- * Resolves with our own login (`slug[bot]` for an App), undefined when GitHub refused.
  */
 export async function checkCredentials(
   github: GitHubClient,
   logger: GitHubLogger & { error(fields: object, message: string): void },
-): Promise<string | undefined> {
+): Promise<boolean> {
   try {
     const login = await github.verifyCredentials();
     logger.info({ login }, 'GitHub accepted the credentials');
-    return login;
+    return true;
   } catch (err) {
     logger.error({ reason: errorMessage(err) }, 'GitHub rejected the credentials');
-    return undefined;
+    return false;
   }
 }

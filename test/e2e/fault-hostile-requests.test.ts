@@ -150,6 +150,8 @@ describe.each([
       // Another case than the repository's own: the allowlist is matched case-insensitively.
       FLUXLENS_REPOSITORIES: `${OWNER.toUpperCase()}/${REPO.toUpperCase()}`,
       FLUXLENS_WEBHOOK_BODY_TIMEOUT_SECONDS: '2',
+      // Even listed as a bot allowed to give commands, fluxlens's own comments never are.
+      FLUXLENS_COMMAND_BOTS: OWN_LOGIN,
     });
     processes = [server];
     if (redis) processes.push(await world.start('worker', links));
