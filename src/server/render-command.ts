@@ -9,8 +9,10 @@
  * line indented code, and `>` before it makes it a quote, so neither matches.
  */
 const COMMAND = /^ {0,3}\/fluxlens[ \t]+render[ \t]*$/;
-/** An opening or closing code fence: three or more backticks or tildes. */
+/** An opening code fence: three or more backticks or tildes, perhaps a language after. */
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+/** A closing fence has nothing after its marker. */
+const CLOSING_FENCE = /^ {0,3}(`{3,}|~{3,})[ \t]*$/;
 const QUOTE = /^ {0,3}>/;
 /** A bound on the work one comment can ask for; GitHub caps comments at 65,536 characters. */
 const MAX_BODY = 65_536;
@@ -22,13 +24,14 @@ export function hasRenderCommand(body: string | null): boolean {
   let fence: string | undefined;
   let inQuote = false;
   for (const line of visible.split(/\r?\n/)) {
-    const marker = FENCE.exec(line)?.[1];
     if (fence !== undefined) {
-      if (marker !== undefined && marker[0] === fence[0] && marker.length >= fence.length) {
+      const closing = CLOSING_FENCE.exec(line)?.[1];
+      if (closing !== undefined && closing[0] === fence[0] && closing.length >= fence.length) {
         fence = undefined;
       }
       continue;
     }
+    const marker = FENCE.exec(line)?.[1];
     if (marker !== undefined) {
       fence = marker;
       inQuote = false;

@@ -44,6 +44,11 @@ describe('/fluxlens render in a comment', () => {
     ['inside a ~~~ fence', { body: '~~~sh\n/fluxlens render\n~~~' }],
     ['inside a longer fence a shorter one does not close', { body: '````\n```\n/fluxlens render' }],
     ['inside a fence never closed', { body: '```\n/fluxlens render' }],
+    [
+      'after a fence line with a language, which does not close',
+      { body: '```\n```sh\n/fluxlens render' },
+    ],
+    ['after a tilde line inside a backtick fence', { body: '```\n~~~\n/fluxlens render' }],
     ['in an indented code block', { body: 'example:\n\n    /fluxlens render' }],
     ['indented by a tab', { body: '\t/fluxlens render' }],
     ['in a block quote', { body: '> /fluxlens render' }],
