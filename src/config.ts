@@ -91,6 +91,30 @@ const ServiceEnvSchema = z.object({
   FLUXLENS_WEBHOOK_SECRET: z.string().min(1).optional(),
   /** Accept unsigned webhooks. For local development only: anyone could trigger reviews. */
   FLUXLENS_INSECURE_NO_WEBHOOK_SECRET: flag.default(false),
+  /**
+   * Seconds a webhook body may take to arrive; a slower one is refused and its connection
+   * closed. GitHub sends a delivery in well under a second and gives up after 10 s.
+   */
+  FLUXLENS_WEBHOOK_BODY_TIMEOUT_SECONDS: positiveInt(300).default(20),
+  /**
+   * Webhook bodies over 256 KiB (or of no declared length) read at once; more get 503.
+   * GitHub's deliveries are tens of kB, so these slots bound what a flood of big ones costs.
+   */
+  FLUXLENS_WEBHOOK_LARGE_BODIES: positiveInt(1024).default(4),
+  /**
+   * Comma-separated bot logins (`name[bot]`) whose `/fluxlens render` counts; every other
+   * bot's is ignored, and fluxlens's own always.
+   */
+  FLUXLENS_COMMAND_BOTS: z
+    .string()
+    .transform((v) =>
+      v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(z.string().regex(/^[\w.-]+(\[bot\])?$/, 'entries must be logins')))
+    .optional(),
   /** The GitHub App's numeric id; with the private key, App mode (check runs). */
   FLUXLENS_GITHUB_APP_ID: z
     .string()
@@ -224,6 +248,9 @@ export interface ServiceConfig extends Config {
   host: string;
   webhookSecret: string | undefined;
   insecureNoWebhookSecret: boolean;
+  webhookBodyTimeoutMs: number;
+  webhookLargeBodies: number;
+  commandBots: string[] | undefined;
   github: { apiUrl: string; gitUrl: string; auth: GitHubAuthConfig | undefined };
   apiToken: string | undefined;
   publicUrl: string | undefined;
@@ -331,6 +358,9 @@ export function loadServiceConfig(
     host: e.FLUXLENS_HOST,
     webhookSecret: e.FLUXLENS_WEBHOOK_SECRET,
     insecureNoWebhookSecret: e.FLUXLENS_INSECURE_NO_WEBHOOK_SECRET,
+    webhookBodyTimeoutMs: e.FLUXLENS_WEBHOOK_BODY_TIMEOUT_SECONDS * 1000,
+    webhookLargeBodies: e.FLUXLENS_WEBHOOK_LARGE_BODIES,
+    commandBots: e.FLUXLENS_COMMAND_BOTS,
     github: {
       apiUrl: e.FLUXLENS_GITHUB_API_URL,
       gitUrl: e.FLUXLENS_GITHUB_GIT_URL,

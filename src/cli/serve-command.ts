@@ -56,6 +56,11 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
     ...intake,
     ...(config.webhookSecret !== undefined ? { webhookSecret: config.webhookSecret } : {}),
     insecureNoWebhookSecret: config.insecureNoWebhookSecret,
+    bodyTimeoutMs: config.webhookBodyTimeoutMs,
+    largeBodySlots: config.webhookLargeBodies,
+    ...optional('commandBots', config.commandBots),
+    // Our own comments quote the command; once GitHub has said who we are, they never count.
+    ownLogin: () => credentials.login(),
     ...(config.apiToken !== undefined ? { apiToken: config.apiToken } : {}),
     ...optional('reportSigningKey', reportSigningKey(config)),
     ...optional('publicUrl', config.publicUrl),

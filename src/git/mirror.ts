@@ -3,9 +3,11 @@
  * the two refs a review reads: the PR's base branch and refs/pull/N/head. Objects are
  * fetched in full (no partial clone), so every later read of the mirror is offline.
  */
+import { createHash } from 'node:crypto';
 import { mkdir, rm, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { CancelledError, SetupError, UsageError } from '../errors.js';
+import { isOwnerName, isRepositoryName } from '../model/index.js';
 import type { ToolRunner } from '../tool-runner.js';
 import { fetchFailure } from './mirror-error.js';
 import { withRepositoryLock } from './repository-lock.js';
@@ -65,22 +67,35 @@ export async function ensureMirror(runner: ToolRunner, request: MirrorRequest): 
   }
 }
 
-/** `<cacheDir>/mirrors/<owner>/<repo>.git`; GitHub names are case-insensitive, so lowercased. */
+/**
+ * `<cacheDir>/mirrors/<owner>/<repo>.git`, lower-cased as GitHub compares names. Names are
+ * checked where they enter, but this path must stay inside the cache whatever it is given:
+ * a name that is not GitHub's becomes a folder of safe characters and a hash of the name,
+ * so `..`, `a/b` or `%2e%2e` can neither climb out nor meet another repository's mirror.
+ */
 export function mirrorDir(cacheDir: string, owner: string, repo: string): string {
-  return join(resolve(cacheDir), 'mirrors', owner.toLowerCase(), `${repo.toLowerCase()}.git`);
+  const root = join(resolve(cacheDir), 'mirrors');
+  const dir = join(
+    root,
+    safeSegment(owner, isOwnerName(owner)),
+    `${safeSegment(repo, isRepositoryName(repo))}.git`,
+  );
+  if (dirname(dirname(dir)) !== root) throw new UsageError('mirror path outside the cache');
+  return dir;
 }
 
-/**
- * GitHub's rule for owner and repository names. They come from webhooks and become path
- * components and URL segments here, so anything else is refused before git runs.
- */
-const GITHUB_NAME = /^[A-Za-z0-9_.-]{1,100}$/;
+function safeSegment(name: string, valid: boolean): string {
+  const lower = name.toLowerCase();
+  if (valid) return lower;
+  const hash = createHash('sha256').update(name, 'utf8').digest('hex').slice(0, 16);
+  return `_${lower.replace(/[^a-z0-9_-]/g, '_').slice(0, 40)}-${hash}`;
+}
 
+/** Names become URL segments here, so one that is not GitHub's is refused before git runs. */
 function repositoryUrl(request: MirrorRequest): string {
-  for (const name of [request.owner, request.repo]) {
-    if (!GITHUB_NAME.test(name) || name === '.' || name === '..') {
-      throw new UsageError(`'${name.slice(0, 100)}' is not a GitHub owner or repository name`);
-    }
+  if (!isOwnerName(request.owner) || !isRepositoryName(request.repo)) {
+    const name = `${request.owner}/${request.repo}`.slice(0, 200);
+    throw new UsageError(`'${name}' is not a GitHub owner and repository name`);
   }
   if (!isBranchName(request.baseRef)) {
     throw new UsageError(`'${request.baseRef.slice(0, 255)}' is not a branch name`);

@@ -12,6 +12,8 @@ import { toGitHubError } from './github-error.js';
 export interface CredentialWatch {
   /** Why GitHub refuses the credentials; undefined until it has (unknown counts as fine). */
   rejection(): string | undefined;
+  /** Who GitHub says the credentials are (the App's `<slug>[bot]` or the token's user), once known. */
+  login(): string | undefined;
   /** Resolves once the first check has an answer, rejection or not. */
   readonly firstCheck: Promise<void>;
   stop(): void;
@@ -46,6 +48,7 @@ export function watchCredentials(
   const acceptedMs = options.acceptedIntervalMs ?? ACCEPTED_INTERVAL_MS;
   const retryMs = options.retryIntervalMs ?? RETRY_INTERVAL_MS;
   let rejection: string | undefined;
+  let login: string | undefined;
   let last: Outcome['kind'] | undefined;
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
@@ -68,7 +71,10 @@ export function watchCredentials(
       }
       last = outcome.kind;
     }
-    if (outcome.kind === 'accepted') rejection = undefined;
+    if (outcome.kind === 'accepted') {
+      rejection = undefined;
+      login = outcome.login;
+    }
     if (outcome.kind === 'rejected') rejection = outcome.reason;
     timer = setTimeout(() => void check(), outcome.kind === 'accepted' ? acceptedMs : retryMs);
     timer.unref();
@@ -76,6 +82,7 @@ export function watchCredentials(
 
   return {
     rejection: () => rejection,
+    login: () => login,
     firstCheck: check(),
     stop() {
       stopped = true;

@@ -13,5 +13,6 @@ export { asRecord, isRecord, stringOf } from './records.js';
 export { isSopsEncrypted, readConfigData, sopsPlaceholder } from './config-data.js';
 export { keyPath, listKey, listSegments, pairListItems, type ItemPair } from './list-items.js';
 export { stringifyManifest, stringifyStream } from './manifest-text.js';
+export { isOwnerName, isRepositoryName, repositoryKey } from './repository-name.js';
 export { repositoryPath } from './repository-path.js';
 export { plural } from './words.js';

@@ -5,6 +5,7 @@
 import Fastify from 'fastify';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { SetupError } from '../errors.js';
+import { repositoryKey } from '../model/index.js';
 import { registerApiRoutes } from './api-routes.js';
 import { createBackgroundTasks } from './background-tasks.js';
 import { installErrorHandler } from './error-handler.js';
@@ -13,7 +14,7 @@ import { createMetricsRegistry, registerServerMetrics } from './metrics.js';
 import { registerReportRoute } from './report-route.js';
 import type { ServerContext } from './server-context.js';
 import type { ServerDeps } from './types.js';
-import { registerWebhookRoute } from './webhook-route.js';
+import { DEFAULT_BODY_TIMEOUT_MS, registerWebhookRoute } from './webhook-route.js';
 
 /** Bodies outside the webhook route are small JSON documents. */
 const DEFAULT_BODY_LIMIT = 64 * 1024;
@@ -35,12 +36,21 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     allowlist:
       deps.repositoryAllowlist === undefined
         ? undefined
-        : new Set(deps.repositoryAllowlist.map((name) => name.toLowerCase())),
+        : new Set(
+            deps.repositoryAllowlist.map((name) => {
+              const [owner = '', repo = ''] = name.split('/');
+              return repositoryKey(owner, repo);
+            }),
+          ),
+    commandBots: new Set((deps.commandBots ?? []).map((login) => login.toLowerCase())),
   };
 
   // Typed as fastify's logger so routes see the plain FastifyInstance, not a pino-specific one.
   const loggerInstance: FastifyBaseLogger = deps.logger;
-  const app = Fastify({ loggerInstance, bodyLimit: DEFAULT_BODY_LIMIT });
+  // A backstop for every route: no request may take longer than this to arrive whole. The
+  // webhook route refuses a slow body sooner, at its own deadline.
+  const requestTimeout = 2 * (deps.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS);
+  const app = Fastify({ loggerInstance, bodyLimit: DEFAULT_BODY_LIMIT, requestTimeout });
   installErrorHandler(app, ctx.metrics);
   registerWebhookRoute(app, ctx);
   registerApiRoutes(app, ctx);

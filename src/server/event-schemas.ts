@@ -3,15 +3,31 @@
  * and a payload that lacks one of ours is refused rather than guessed at.
  */
 import { z } from 'zod';
+import { isOwnerName, isRepositoryName } from '../model/index.js';
 
 const Sha = z.string().regex(/^[0-9a-f]{40}$/);
 const Id = z.number().int().positive();
 
-const RepositorySchema = z.object({
-  name: z.string().min(1).max(100),
-  full_name: z.string().min(3).max(201),
-  owner: z.object({ login: z.string().min(1).max(100) }),
-});
+export const OwnerNameSchema = z.string().refine(isOwnerName, 'not a GitHub owner name');
+export const RepositoryNameSchema = z
+  .string()
+  .refine(isRepositoryName, 'not a GitHub repository name');
+
+/**
+ * The repository, named once: `full_name` must be exactly `owner.login/name`, so the
+ * allowlist, the job and every later call see one and the same repository.
+ */
+const RepositorySchema = z
+  .object({
+    id: Id,
+    name: RepositoryNameSchema,
+    full_name: z.string().max(140),
+    owner: z.object({ login: OwnerNameSchema }),
+  })
+  .refine((r) => r.full_name === `${r.owner.login}/${r.name}`, {
+    message: 'full_name disagrees with owner.login and name',
+    path: ['full_name'],
+  });
 
 const InstallationSchema = z.object({ id: Id }).optional();
 
@@ -76,6 +92,7 @@ export const IssueCommentEventSchema = z.object({
     id: Id,
     body: z.string().nullable(),
     author_association: z.string(),
+    user: z.object({ login: z.string().max(100), type: z.string().max(40) }),
   }),
 });
 

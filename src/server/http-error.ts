@@ -7,7 +7,11 @@ export type RejectionReason =
   | 'oversized'
   | 'bad-token'
   | 'bad-report-signature'
-  | 'bad-request';
+  | 'bad-request'
+  /** A body that did not arrive within the body timeout. */
+  | 'slow-body'
+  /** Every large-body slot was taken. */
+  | 'busy';
 
 export class HttpError extends Error {
   constructor(

@@ -3,6 +3,7 @@
  * the event name, its payload and the settings, so every rule is a row in a table test.
  */
 import type { z } from 'zod';
+import { repositoryKey } from '../model/index.js';
 import type { PullRef, ReviewJob, ReviewReason } from '../queue/index.js';
 import {
   type CheckPull,
@@ -13,6 +14,7 @@ import {
   type PullRequestEvent,
   PullRequestEventSchema,
 } from './event-schemas.js';
+import { hasRenderCommand } from './render-command.js';
 import type { EventDecision, EventSettings } from './types.js';
 
 /** pull_request actions that ask for a review of the PR's current head. */
@@ -26,10 +28,8 @@ const REVIEW_ACTIONS = new Map<string, ReviewReason>([
 /** Associations allowed to ask for a render: people with write access to the repository. */
 const COMMAND_AUTHORS = new Set(['OWNER', 'MEMBER', 'COLLABORATOR']);
 
-/** The command on a line of its own, so quoting it in prose does not trigger a render. */
-const RENDER_COMMAND = /^[ \t]*\/fluxlens[ \t]+render[ \t]*$/m;
-
 type Repository = PullRequestEvent['repository'];
+type CommentEvent = z.infer<typeof IssueCommentEventSchema>;
 
 export function jobForEvent(
   event: string,
@@ -132,13 +132,13 @@ function forCheckPulls(
   return { action: 'enqueue', jobs };
 }
 
-function forComment(
-  p: z.infer<typeof IssueCommentEventSchema>,
-  settings: EventSettings,
-): EventDecision {
+function forComment(p: CommentEvent, settings: EventSettings): EventDecision {
   if (p.action !== 'created') return ignore(`issue_comment ${p.action}`);
   if (p.issue.pull_request == null) return ignore('comment on an issue');
-  if (!RENDER_COMMAND.test(p.comment.body ?? '')) return ignore('comment without command');
+  if (!hasRenderCommand(p.comment.body)) return ignore('comment without command');
+  const author = authorKind(p.comment.user, settings);
+  if (author === 'self') return ignore('command in our own comment');
+  if (author === 'bot') return ignore('command from a bot not allowed to give commands');
   if (!COMMAND_AUTHORS.has(p.comment.author_association)) {
     return ignore('command from an author without write access');
   }
@@ -153,6 +153,20 @@ function forComment(
     ],
     react: { pull, commentId: p.comment.id, ...optional('installationId', installationId) },
   };
+}
+
+/**
+ * Our own comments quote the command (a loop otherwise), and another App's bot may hold
+ * write access without anyone having meant it to give commands.
+ */
+function authorKind(
+  user: CommentEvent['comment']['user'],
+  settings: EventSettings,
+): 'self' | 'bot' | 'person' {
+  const login = user.login.toLowerCase();
+  if (settings.ownLogin !== undefined && login === settings.ownLogin.toLowerCase()) return 'self';
+  const bot = user.type === 'Bot' || login.endsWith('[bot]');
+  return bot && !settings.commandBots.has(login) ? 'bot' : 'person';
 }
 
 function jobBase(
@@ -179,7 +193,8 @@ function ourApp(app: { id: number } | null | undefined, settings: EventSettings)
 
 function allowed(repository: Repository, settings: EventSettings): boolean {
   return (
-    settings.allowlist === undefined || settings.allowlist.has(repository.full_name.toLowerCase())
+    settings.allowlist === undefined ||
+    settings.allowlist.has(repositoryKey(repository.owner.login, repository.name))
   );
 }
 

@@ -1,20 +1,19 @@
 /** The `:owner/:repo/...:number` route parameters, parsed into a PullRef at the door. */
 import { z } from 'zod';
+import { repositoryKey } from '../model/index.js';
 import type { PullRef } from '../queue/index.js';
+import { OwnerNameSchema, RepositoryNameSchema } from './event-schemas.js';
 import { HttpError } from './http-error.js';
 
-/** GitHub's character set for owner and repository names. */
-const Name = z.string().regex(/^[A-Za-z0-9._-]{1,100}$/);
-
 const PullParamsSchema = z.object({
-  owner: Name,
-  repo: Name,
+  owner: OwnerNameSchema,
+  repo: RepositoryNameSchema,
   number: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER),
 });
 
 export const RenderRequestSchema = z.object({
-  owner: Name,
-  repo: Name,
+  owner: OwnerNameSchema,
+  repo: RepositoryNameSchema,
   pull_number: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
 });
 
@@ -25,5 +24,5 @@ export function pullFromParams(params: unknown): PullRef {
 }
 
 export function inAllowlist(pull: PullRef, allowlist: ReadonlySet<string> | undefined): boolean {
-  return allowlist === undefined || allowlist.has(`${pull.owner}/${pull.repo}`.toLowerCase());
+  return allowlist === undefined || allowlist.has(repositoryKey(pull.owner, pull.repo));
 }

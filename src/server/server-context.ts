@@ -11,6 +11,8 @@ export interface ServerContext {
   now: () => Date;
   /** Lower-cased "owner/repo"; undefined allows every repository. */
   allowlist: ReadonlySet<string> | undefined;
+  /** Lower-cased bot logins allowed to give commands. */
+  commandBots: ReadonlySet<string>;
 }
 
 /**

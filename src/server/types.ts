@@ -67,6 +67,14 @@ export interface ServerDeps {
   skipCheck?: (info: SkipInfo) => Promise<void>;
   /** Called off the request path for a comment command we accepted. */
   react?: (info: ReactInfo) => Promise<void>;
+  /** How long a webhook body may take to arrive before it is refused and its connection closed. */
+  bodyTimeoutMs?: number;
+  /** Webhook bodies over 256 KiB (or of no declared length) read at once; more get 503. */
+  largeBodySlots?: number;
+  /** Bot logins whose `/fluxlens render` counts; every other bot's is ignored. */
+  commandBots?: string[];
+  /** Our own login on GitHub once known (`slug[bot]` or the token's user): never a command author. */
+  ownLogin?: () => string | undefined;
 }
 
 /** The inputs of the event rules besides the event itself. */
@@ -80,6 +88,10 @@ export interface EventSettings {
   deliveryId: string;
   /** ISO time of acceptance, stamped on every job. */
   requestedAt: string;
+  /** Lower-cased bot logins allowed to give commands. */
+  commandBots: ReadonlySet<string>;
+  /** Our own login, whose comments are never commands; undefined until known. */
+  ownLogin: string | undefined;
 }
 
 export type EventDecision =

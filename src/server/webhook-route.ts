@@ -1,74 +1,147 @@
 /**
- * POST /webhooks/github: verify the signature over the raw bytes, decode, apply the event
- * rules, dedupe by delivery id, enqueue. Nothing here renders or calls GitHub, so GitHub
- * gets its answer in milliseconds.
+ * POST /webhooks/github: the headers decide first (event, delivery id, signature, declared
+ * size), so an event we do not handle or a body we would refuse costs no read; the body is
+ * then hashed as it streams in, under its event's limit and a deadline; only a body whose
+ * signature matched is decoded, run through the event rules, deduped by delivery id and
+ * enqueued. Nothing here renders or calls GitHub, so GitHub gets its answer in milliseconds.
  */
-import { Webhooks } from '@octokit/webhooks';
+import type { Readable } from 'node:stream';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError } from './http-error.js';
 import { jobForEvent } from './job-for-event.js';
 import type { DeliveryOutcome } from './metrics.js';
 import { type ServerContext, guarded } from './server-context.js';
 import type { EventDecision, SkipInfo } from './types.js';
+import {
+  type BodySlots,
+  EVENT_BODY_LIMITS,
+  LARGE_BODY_BYTES,
+  createBodySlots,
+  readWebhookBody,
+  signatureDigest,
+} from './webhook-body.js';
 
-/** GitHub caps webhook payloads at 25 MB; anything bigger is not from GitHub. */
-export const WEBHOOK_BODY_LIMIT = 25 * 1024 * 1024;
+/** How long a webhook body may take to arrive when the deps do not say. */
+export const DEFAULT_BODY_TIMEOUT_MS = 20_000;
+/** Bodies over LARGE_BODY_BYTES read at once when the deps do not say. */
+const DEFAULT_LARGE_BODIES = 4;
 
 const EVENT_NAME = /^[a-z_]{1,64}$/;
 const DELIVERY_ID = /^[A-Za-z0-9-]{1,100}$/;
 
-type Verify = (body: string, signature: string | undefined) => Promise<boolean>;
+/** What the headers of a delivery we will read say. */
+interface Intake {
+  event: string;
+  deliveryId: string;
+  limit: number;
+  digest: Buffer | undefined;
+}
 
 export function registerWebhookRoute(app: FastifyInstance, ctx: ServerContext): void {
-  const verify = signatureVerifier(ctx);
-  // Encapsulated so only this route keeps bodies raw: the signature is over the bytes.
+  const secret = ctx.deps.webhookSecret;
+  const verifying = secret !== undefined && secret !== '';
+  if (!verifying) {
+    ctx.deps.logger.warn('webhook signatures are not verified: insecureNoWebhookSecret is set');
+  }
+  const slots = createBodySlots(ctx.deps.largeBodySlots ?? DEFAULT_LARGE_BODIES);
+  const timeoutMs = ctx.deps.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
+  // Encapsulated so only this route reads bodies this way: the signature is over the bytes.
   void app.register(async (scope) => {
     scope.removeContentTypeParser('application/json');
     scope.addContentTypeParser(
       ['application/json', 'application/x-www-form-urlencoded'],
-      { parseAs: 'buffer', bodyLimit: WEBHOOK_BODY_LIMIT },
-      (_request, body, done) => done(null, body),
+      async (request: FastifyRequest, payload: Readable) => {
+        const intake = intakeOf(request, verifying);
+        return readWebhookBody(payload, {
+          limit: intake.limit,
+          timeoutMs,
+          ...(verifying && intake.digest !== undefined
+            ? { signature: { secret, digest: intake.digest } }
+            : {}),
+        });
+      },
     );
-    scope.post('/webhooks/github', { bodyLimit: WEBHOOK_BODY_LIMIT }, (request, reply) =>
-      receive(ctx, verify, request, reply),
-    );
+    scope.addHook('onRequest', async (request, reply) => {
+      try {
+        return await door(ctx, slots, verifying, request, reply);
+      } catch (err) {
+        // The body is left unread, so the connection cannot carry another request.
+        void reply.header('connection', 'close');
+        throw err;
+      }
+    });
+    scope.post('/webhooks/github', (request, reply) => receive(ctx, verifying, request, reply));
   });
 }
 
-function signatureVerifier(ctx: ServerContext): Verify {
-  const secret = ctx.deps.webhookSecret;
-  if (secret === undefined || secret === '') {
-    ctx.deps.logger.warn('webhook signatures are not verified: insecureNoWebhookSecret is set');
-    return () => Promise.resolve(true);
+/**
+ * Everything decided from the headers alone, before a byte of the body is read. An event
+ * we do not handle gets the answer GitHub counts as delivered (it would otherwise show the
+ * hook as failing, and nothing would change on a redelivery), with `Connection: close` so
+ * its body is never read.
+ */
+async function door(
+  ctx: ServerContext,
+  slots: BodySlots,
+  verifying: boolean,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<FastifyReply | undefined> {
+  const event = header(request, 'x-github-event');
+  if (event !== undefined && EVENT_NAME.test(event) && !EVENT_BODY_LIMITS.has(event)) {
+    request.log.info({ event }, 'webhook ignored, unhandled event');
+    ctx.metrics.delivery(event, 'ignored');
+    return reply
+      .code(202)
+      .header('connection', 'close')
+      .send({ status: 'ignored', reason: `unhandled event ${event}` });
   }
-  const webhooks = new Webhooks({ secret });
-  return async (body, signature) => {
-    if (signature === undefined || body === '') return false;
-    return webhooks.verify(body, signature).catch(() => false);
-  };
+  const intake = intakeOf(request, verifying);
+  const declared = Number(header(request, 'content-length'));
+  if (declared > intake.limit) {
+    throw new HttpError(413, 'body larger than this event is ever sent', 'oversized');
+  }
+  if (!(declared <= LARGE_BODY_BYTES)) {
+    const release = slots.take();
+    if (release === undefined) {
+      throw new HttpError(503, 'too many large bodies at once, try again', 'busy');
+    }
+    reply.raw.once('close', release);
+  }
+  return undefined;
+}
+
+/** The headers of a delivery we read, checked; throws the refusal otherwise. */
+function intakeOf(request: FastifyRequest, verifying: boolean): Intake {
+  const event = header(request, 'x-github-event');
+  const limit = event === undefined ? undefined : EVENT_BODY_LIMITS.get(event);
+  if (event === undefined || limit === undefined) {
+    throw new HttpError(400, 'missing or invalid X-GitHub-Event', 'bad-request');
+  }
+  const deliveryId = header(request, 'x-github-delivery');
+  if (deliveryId === undefined || !DELIVERY_ID.test(deliveryId)) {
+    throw new HttpError(400, 'missing or invalid X-GitHub-Delivery', 'bad-request');
+  }
+  const digest = signatureDigest(header(request, 'x-hub-signature-256'));
+  if (verifying && digest === undefined) {
+    throw new HttpError(401, 'signature does not match', 'bad-signature');
+  }
+  return { event, deliveryId, limit, digest };
 }
 
 async function receive(
   ctx: ServerContext,
-  verify: Verify,
+  verifying: boolean,
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<FastifyReply> {
-  // verify() takes a string. GitHub sends UTF-8; bytes that are not would change in the
-  // decoding and fail verification, which is the side to fail on.
-  const body = Buffer.isBuffer(request.body) ? request.body.toString('utf8') : '';
-  if (!(await verify(body, header(request, 'x-hub-signature-256')))) {
-    throw new HttpError(401, 'signature does not match', 'bad-signature');
+  const { event, deliveryId } = intakeOf(request, verifying);
+  // A POST without a body never reached the body reader, so nothing vouched for it.
+  if (!Buffer.isBuffer(request.body)) {
+    if (verifying) throw new HttpError(401, 'signature does not match', 'bad-signature');
+    throw new HttpError(400, 'a webhook needs a body', 'bad-request');
   }
-  const event = header(request, 'x-github-event');
-  const deliveryId = header(request, 'x-github-delivery');
-  if (event === undefined || !EVENT_NAME.test(event)) {
-    throw new HttpError(400, 'missing or invalid X-GitHub-Event', 'bad-request');
-  }
-  if (deliveryId === undefined || !DELIVERY_ID.test(deliveryId)) {
-    throw new HttpError(400, 'missing or invalid X-GitHub-Delivery', 'bad-request');
-  }
-  const payload = decodePayload(body, header(request, 'content-type'));
+  const payload = decodePayload(request.body.toString('utf8'), header(request, 'content-type'));
   const log = request.log.child({ event, deliveryId });
   if (event === 'ping') {
     ctx.metrics.delivery(event, 'ping');
@@ -82,6 +155,8 @@ async function receive(
     appId: ctx.deps.appId,
     deliveryId,
     requestedAt: ctx.now().toISOString(),
+    commandBots: ctx.commandBots,
+    ownLogin: ctx.deps.ownLogin?.(),
   });
   const delivery = { ctx, log, event, deliveryId };
   const outcome = await act(delivery, decision);

@@ -1,15 +1,19 @@
 /**
- * Requests nobody should trust, sent to a running `fluxlens serve`: unsigned and wrongly
- * signed webhooks, a replayed delivery, a body past GitHub's 25 MB, an event fluxlens does
- * not handle, `/fluxlens render` from a user without write access, the API with a wrong
- * token, report links with a bad or expired signature. Each gets its status, is counted on
- * /metrics, and none reaches GitHub.
+ * Requests nobody should trust, sent to a running `fluxlens serve`, inline and on Redis:
+ * unsigned and wrongly signed webhooks, a replayed delivery, bodies past their event's
+ * limit, stalled or never sent, an event fluxlens does not handle, owner and repository
+ * names that are not GitHub's, a payload whose full_name names another repository,
+ * `/fluxlens render` where it is not a command (code, quotes, comments, bots, fluxlens
+ * itself, an edit), the API with a wrong token, report links with a bad or expired
+ * signature. Each gets its status, is counted on /metrics, and none reaches GitHub.
  */
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reportPath, signReportUrl } from '../../src/report-link.js';
-import { example, set } from '../unit/server/support/github-examples.js';
+import { type Payload, example, set } from '../unit/server/support/github-examples.js';
 import { faultFleet } from '../support/fault-fleet.js';
 import { counter, metricsOf, ourComments, reviewed } from '../support/fault-checks.js';
 import { expectNoSecretLeaks } from '../support/secret-scan.js';
@@ -35,10 +39,29 @@ const rejected = (reason: string) => `fluxlens_http_rejections_total{reason="${r
 const delivered = (event: string, outcome: string) =>
   `fluxlens_webhook_deliveries_total{event="${event}",outcome="${outcome}"}`;
 
+const MIB = 1024 * 1024;
+/** The GitHub App's login as the world's emulator names it. */
+const OWN_LOGIN = 'fluxlens-test[bot]';
+/** The names the service was sent from outside; none is GitHub's. */
+const HOSTILE_NAMES: Array<[string, string]> = [
+  ['..', '..'],
+  ['.', REPO],
+  [OWNER, '.'],
+  ['a/b', REPO],
+  [OWNER, 'a/b'],
+  ['%2e%2e', REPO],
+  [OWNER, '%2e%2e'],
+  ['hôme-ops', REPO],
+  [OWNER, 'flëet'],
+  ['../../x', REPO],
+  [OWNER, '../../x'],
+];
+
 /**
- * A delivery that says it is 25 MB and a bit. The server answers from the length alone and
- * closes the connection, so the body is only begun: a client still writing the rest gets
- * EPIPE instead of the answer, which is a race of the test, not of the server.
+ * A pull_request delivery that says it is 24 MiB, as the issue's bad bodies were. The
+ * server answers from the length alone and closes the connection, so the body is only
+ * begun: a client still writing the rest gets EPIPE instead of the answer, which is a race
+ * of the test, not of the server.
  */
 function postPastTheLimit(url: string): Promise<{ status: number }> {
   return new Promise((resolve, reject) => {
@@ -46,7 +69,7 @@ function postPastTheLimit(url: string): Promise<{ status: number }> {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
-        'content-length': String(25 * 1024 * 1024 + 1024),
+        'content-length': String(24 * MIB),
         'x-github-event': 'pull_request',
         'x-github-delivery': 'too-big',
         'x-hub-signature-256': `sha256=${'0'.repeat(64)}`,
@@ -62,19 +85,76 @@ function postPastTheLimit(url: string): Promise<{ status: number }> {
   });
 }
 
-describe('hostile requests to fluxlens serve', () => {
+/**
+ * Headers of a webhook and `sent` bytes of its body on a raw connection, then nothing: the
+ * status the server answered with once it closed the connection ('none' without one).
+ */
+async function postAndStall(
+  url: string,
+  event: string,
+  declared: number,
+  sent: number,
+): Promise<{ status: number }> {
+  const { port } = new URL(url);
+  const socket = connect(Number(port), '127.0.0.1');
+  socket.on('error', () => undefined);
+  let answer = '';
+  socket.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')));
+  const closed = once(socket, 'close');
+  socket.write(
+    [
+      'POST /webhooks/github HTTP/1.1',
+      'host: 127.0.0.1',
+      'content-type: application/json',
+      `content-length: ${declared}`,
+      `x-github-event: ${event}`,
+      `x-github-delivery: stall-${randomBytes(4).toString('hex')}`,
+      `x-hub-signature-256: sha256=${'0'.repeat(64)}`,
+      '',
+      '',
+    ].join('\r\n'),
+  );
+  if (sent > 0) socket.write(`{"pad":"${'x'.repeat(sent - 8)}`);
+  await closed;
+  return { status: Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0) };
+}
+
+/** A pull_request delivery for `owner/repo` (its full_name too, unless given). */
+function pullRequestIn(head: string, owner: string, repo: string, fullName = `${owner}/${repo}`) {
+  const payload = pullRequestPayload('opened', head);
+  set(payload, 'repository.name', repo);
+  set(payload, 'repository.full_name', fullName);
+  set(payload, 'repository.owner.login', owner);
+  return payload;
+}
+
+describe.each([
+  ['inline', false],
+  ['on Redis', true],
+])('hostile requests to fluxlens serve %s', (_mode, redis) => {
   let world: ServiceWorld;
-  let server: ServiceProcess;
+  let processes: ServiceProcess[];
   let reviewedHead: string;
   let writesAfterReview: number;
   const writes = () => world.emulator.requests().filter((r) => r.method !== 'GET');
 
   beforeAll(async () => {
-    world = await startServiceWorld(fleet.files, { redis: false });
-    server = await world.start('serve', {
+    world = await startServiceWorld(fleet.files, { redis });
+    // The worker links the report in the check run, so it is told the same URL and key.
+    const links = {
       FLUXLENS_PUBLIC_URL: 'http://127.0.0.1',
       FLUXLENS_REPORT_SIGNING_KEY: signingKey,
+    };
+    const server = await world.start('serve', {
+      ...links,
+      // Another case than the repository's own: the allowlist is matched case-insensitively.
+      FLUXLENS_REPOSITORIES: `${OWNER.toUpperCase()}/${REPO.toUpperCase()}`,
+      FLUXLENS_WEBHOOK_BODY_TIMEOUT_SECONDS: '2',
+      // Even listed as a bot allowed to give commands, fluxlens's own comments never are.
+      FLUXLENS_COMMAND_BOTS: OWN_LOGIN,
     });
+    processes = [server];
+    if (redis) processes.push(await world.start('worker', links));
     // One review first, so a result and its report exist to be asked for.
     reviewedHead = world.pushHead(0);
     const response = await world.deliver(
@@ -94,6 +174,34 @@ describe('hostile requests to fluxlens serve', () => {
 
   /** What each request should get, and the counter it should move by one. */
   type Answer = Promise<{ status: number }>;
+  /** A member's `/fluxlens render` on the PR, changed by `edit`. */
+  const commentOn = (head: string, edit: (comment: Payload) => void) => {
+    const comment = example('issue_comment', 'created');
+    set(comment, 'issue.number', PULL);
+    set(comment, 'issue.pull_request', { url: 'x' });
+    set(comment, 'comment.body', '/fluxlens render');
+    set(comment, 'comment.author_association', 'MEMBER');
+    set(comment, 'repository', pullRequestPayload('opened', head)['repository']);
+    set(comment, 'installation', { id: INSTALLATION });
+    edit(comment);
+    return comment;
+  };
+  const body = (text: string) => (c: Payload) => set(c, 'comment.body', text);
+  const quietComments: Array<[string, (comment: Payload) => void]> = [
+    [
+      'from a user without write access',
+      (c) => set(c, 'comment.author_association', 'CONTRIBUTOR'),
+    ],
+    ['in a fenced code block', body('```\n/fluxlens render\n```')],
+    ['in a tilde code block', body('~~~\n/fluxlens render\n~~~')],
+    ['in an indented code block', body('see:\n\n    /fluxlens render')],
+    ['in a block quote', body('> /fluxlens render')],
+    ['in an HTML comment', body('<!--\n/fluxlens render\n-->')],
+    ['in an edited comment', (c) => set(c, 'action', 'edited')],
+    ['from another App', (c) => set(c, 'comment.user', { login: 'other-app[bot]', type: 'Bot' })],
+    ['from fluxlens itself', (c) => set(c, 'comment.user', { login: OWN_LOGIN, type: 'Bot' })],
+  ];
+
   const webhookCases: Array<[string, () => Answer, number, string]> = [
     [
       'an unsigned delivery',
@@ -123,10 +231,54 @@ describe('hostile requests to fluxlens serve', () => {
       delivered('pull_request', 'redelivery'),
     ],
     [
-      'a body past 25 MB',
+      'a 24 MiB pull_request body, from its declared length',
       () => postPastTheLimit(`${world.serverUrl}/webhooks/github`),
       413,
       rejected('oversized'),
+    ],
+    [
+      'a body declared at 25 MiB that never comes',
+      () => postAndStall(world.serverUrl, 'pull_request', 25 * MIB, 0),
+      413,
+      rejected('oversized'),
+    ],
+    [
+      'a body within its limit that stalls, after the body timeout',
+      () => postAndStall(world.serverUrl, 'pull_request', 200 * 1024, 100 * 1024),
+      408,
+      rejected('slow-body'),
+    ],
+    [
+      'a wrongly signed body that is not JSON either',
+      () =>
+        fetch(`${world.serverUrl}/webhooks/github`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            'x-github-event': 'pull_request',
+            'x-github-delivery': 'not-json',
+            'x-hub-signature-256': `sha256=${'0'.repeat(64)}`,
+          },
+          body: '{"action": "opened",',
+        }),
+      401,
+      rejected('bad-signature'),
+    ],
+    [
+      'an event fluxlens does not handle, whose body never comes',
+      () => postAndStall(world.serverUrl, 'star', 20 * MIB, 0),
+      202,
+      delivered('other', 'ignored'),
+    ],
+    [
+      'a payload whose full_name names the allowed repository and owner and name another',
+      () =>
+        world.deliver(
+          'pull_request',
+          pullRequestIn(reviewedHead, 'attacker', REPO, `${OWNER}/${REPO}`),
+        ),
+      400,
+      rejected('bad-request'),
     ],
     [
       'an event fluxlens does not handle',
@@ -138,21 +290,18 @@ describe('hostile requests to fluxlens serve', () => {
       202,
       delivered('other', 'ignored'),
     ],
-    [
-      '/fluxlens render from a user without write access',
-      () => {
-        const comment = example('issue_comment', 'created');
-        set(comment, 'issue.number', PULL);
-        set(comment, 'issue.pull_request', { url: 'x' });
-        set(comment, 'comment.body', '/fluxlens render');
-        set(comment, 'comment.author_association', 'CONTRIBUTOR');
-        set(comment, 'repository', pullRequestPayload('opened', reviewedHead)['repository']);
-        set(comment, 'installation', { id: INSTALLATION });
-        return world.deliver('issue_comment', comment);
-      },
+    ...quietComments.map(([name, edit]): (typeof webhookCases)[number] => [
+      `/fluxlens render ${name}`,
+      () => world.deliver('issue_comment', commentOn(reviewedHead, edit)),
       202,
       delivered('issue_comment', 'ignored'),
-    ],
+    ]),
+    ...HOSTILE_NAMES.map(([owner, repo]): (typeof webhookCases)[number] => [
+      `a webhook for owner ${JSON.stringify(owner)} and repository ${JSON.stringify(repo)}`,
+      () => world.deliver('pull_request', pullRequestIn(reviewedHead, owner, repo)),
+      400,
+      rejected('bad-request'),
+    ]),
   ];
 
   const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
@@ -198,6 +347,13 @@ describe('hostile requests to fluxlens serve', () => {
     ],
   ];
 
+  const renderRequest = (owner: string, repo: string) =>
+    fetch(`${world.serverUrl}/api/v1/renders`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...bearer(world.secrets.apiToken) },
+      body: JSON.stringify({ owner, repo, pull_number: PULL }),
+    });
+
   it.each([...webhookCases, ...otherCases])(
     'answers %s with its status and counts it',
     async (_name, send, status, series) => {
@@ -208,6 +364,24 @@ describe('hostile requests to fluxlens serve', () => {
     },
     60_000,
   );
+
+  it.each(HOSTILE_NAMES)(
+    'refuses a render request for owner %j and repository %j',
+    async (owner, repo) => {
+      const response = await renderRequest(owner, repo);
+      expect(response.status).toBe(400);
+    },
+  );
+
+  it('never calls GitHub for owner .. and repository .., from a webhook or the API', async () => {
+    const before = world.emulator.requests().length;
+    const hook = await world.deliver('pull_request', pullRequestIn(reviewedHead, '..', '..'));
+    const api = await renderRequest('..', '..');
+    expect([hook.status, api.status]).toEqual([400, 400]);
+    // Give anything the requests might have started the time to reach GitHub.
+    await sleep(1500);
+    expect(world.emulator.requests().slice(before)).toEqual([]);
+  });
 
   it('serves the report on the link it signed itself, and wrote nothing to GitHub since', async () => {
     const link = world.emulator.state().checkRuns.find((r) => r.head_sha === reviewedHead);
@@ -225,7 +399,7 @@ describe('hostile requests to fluxlens serve', () => {
   it('keeps every credential, the signing key and the Secret value out of what it wrote', async () => {
     await expectNoSecretLeaks({
       world,
-      processes: [server],
+      processes,
       secrets: { 'the Secret value': fleet.secretValue, 'the report signing key': signingKey },
     });
   });

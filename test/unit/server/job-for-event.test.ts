@@ -13,6 +13,8 @@ const settings: EventSettings = {
   appId: undefined,
   deliveryId: 'delivery-1',
   requestedAt: '2024-05-01T12:00:00.000Z',
+  commandBots: new Set(),
+  ownLogin: undefined,
 };
 
 function pr(action: string, ...edits: [string, unknown][]): Payload {

@@ -79,12 +79,15 @@ export class FakeLedger implements DeliveryLedger {
 
 export class FakeResults implements ResultStore {
   private readonly byPull = new Map<string, { headSha: string; resultJson: string }>();
+  /** Every PR a result was asked for. */
+  readonly reads: PullRef[] = [];
 
   async put(pull: PullRef, headSha: string, resultJson: string): Promise<void> {
     this.byPull.set(key(pull), { headSha, resultJson });
   }
 
   async get(pull: PullRef): Promise<{ headSha: string; resultJson: string } | undefined> {
+    this.reads.push(pull);
     return this.byPull.get(key(pull));
   }
 
