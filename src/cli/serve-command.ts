@@ -55,6 +55,7 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
     ...(config.webhookSecret !== undefined ? { webhookSecret: config.webhookSecret } : {}),
     insecureNoWebhookSecret: config.insecureNoWebhookSecret,
     ...(config.apiToken !== undefined ? { apiToken: config.apiToken } : {}),
+    rateLimits: config.rateLimits,
     ...optional('reportSigningKey', reportSigningKey(config)),
     ...optional('publicUrl', config.publicUrl),
     renderDrafts: config.renderDrafts,

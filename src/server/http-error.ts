@@ -7,7 +7,8 @@ export type RejectionReason =
   | 'oversized'
   | 'bad-token'
   | 'bad-report-signature'
-  | 'bad-request';
+  | 'bad-request'
+  | 'rate-limited';
 
 export class HttpError extends Error {
   constructor(
@@ -18,6 +19,14 @@ export class HttpError extends Error {
   ) {
     super(message, options);
     this.name = 'HttpError';
+  }
+}
+
+/** Over a rate limit: 429, and Retry-After says when the window ends. */
+export class TooManyRequests extends HttpError {
+  constructor(readonly retryAfterSeconds: number) {
+    super(429, 'too many render requests, try again later', 'rate-limited');
+    this.name = 'TooManyRequests';
   }
 }
 

@@ -61,8 +61,19 @@ export interface ServerDeps {
   metrics?: Registry;
   /** Called off the request path for PRs we skip. */
   skipCheck?: (info: SkipInfo) => Promise<void>;
-  /** Called off the request path for a comment command we accepted. */
+  /** Called off the request path for a comment command that made a review job. */
   react?: (info: ReactInfo) => Promise<void>;
+  /** Requests per minute; an absent field is no limit. */
+  rateLimits?: RateLimits;
+}
+
+export interface RateLimits {
+  /** Re-render API calls per API token. */
+  apiRendersPerToken?: number;
+  /** Re-render API calls per repository owner (one App installation per owner). */
+  apiRendersPerOwner?: number;
+  /** `/fluxlens render` commands per App installation (per owner without an App). */
+  commandsPerInstallation?: number;
 }
 
 /** The inputs of the event rules besides the event itself. */
