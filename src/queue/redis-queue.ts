@@ -45,7 +45,7 @@ export const BULL_JOB_NAME = 'review';
 /** PR coalescing state outlives any job; a month after the last event it may go. */
 const PULL_STATE_TTL_SECONDS = 30 * 24 * 60 * 60;
 /** A job whose end was never recorded (a lost worker) stops counting after this. */
-export const REPOSITORY_LOAD_WINDOW_MS = 6 * 60 * 60 * 1000;
+const REPOSITORY_LOAD_WINDOW_MS = 6 * 60 * 60 * 1000;
 /** BullMQ's lowest priority. */
 const MAX_PRIORITY = 2_097_152;
 const PING_TIMEOUT_MS = 1_000;
