@@ -275,6 +275,8 @@ describe.each([
     const env = {
       FLUXLENS_WORKER_CONCURRENCY: '1',
       FLUXLENS_API_RENDERS_PER_MINUTE: '30',
+      // Past the flood, so it shows coalescing; the unit tests cover the command limit.
+      FLUXLENS_COMMANDS_PER_MINUTE: '100',
       FLUXLENS_TOOLS_DIR: tools.dir,
       FLUXLENS_KUSTOMIZE_SERVER: 'off',
     };
