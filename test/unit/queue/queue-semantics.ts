@@ -154,6 +154,23 @@ export function describeQueueSemantics(adapter: QueueAdapter): void {
       expect(runs).toHaveLength(2);
     });
 
+    it('drops the retry of a failed job when a newer job of its PR waits', async () => {
+      const { queue, startWorker } = await open();
+      const { runs, processor } = gatedProcessor();
+      await startWorker(processor, { concurrency: 2 });
+      const failing = await queue.enqueue(reviewJob());
+      const first = await waitFor(() => runs[0], 'the first run');
+      const render = await queue.enqueue(pullOnlyJob());
+      first.finish(new Error('registry timed out'));
+      const dropped = await waitForStatus(queue, failing.jobId ?? '', 'cancelled');
+      expect(dropped.reason).toBe(`superseded by job ${render.jobId}`);
+      const second = await waitFor(() => runs[1], 'the waiting render');
+      expect(second.job).toEqual(pullOnlyJob());
+      second.finish();
+      await waitForStatus(queue, render.jobId ?? '', 'completed');
+      expect(runs).toHaveLength(2);
+    });
+
     it("starts another PR's job before the flooding PR's second job", async () => {
       const { queue, startWorker } = await open();
       const { runs, processor } = gatedProcessor();
