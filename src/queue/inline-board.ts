@@ -68,7 +68,9 @@ export class InlineBoard {
     if (!job.explicit && job.headSha !== undefined && pull.head === job.headSha) {
       return pull.current ? { status: 'duplicate', jobId: pull.current } : { status: 'duplicate' };
     }
-    const newHead = job.headSha !== undefined && job.headSha !== pull.head;
+    // A new base needs a review as much as a new head does.
+    const newHead =
+      (job.headSha !== undefined && job.headSha !== pull.head) || job.reason === 'base-changed';
     if (pull.waiting && !newHead) return { status: 'coalesced', jobId: pull.waiting.id };
     const id = randomUUID();
     const replaced = this.dropWaiting(pull, `replaced by job ${id}`);

@@ -112,6 +112,7 @@ export function createRedisQueue(options: RedisQueueOptions): RedisQueue {
         jobTtlSeconds,
         pullTtlSeconds: PULL_STATE_TTL_SECONDS,
         repoWindowMs: REPOSITORY_LOAD_WINDOW_MS,
+        newBase: job.reason === 'base-changed',
       });
       if (decision.kind === 'duplicate') {
         const current = decision.currentJobId;
@@ -121,10 +122,11 @@ export function createRedisQueue(options: RedisQueueOptions): RedisQueue {
         return { status: 'coalesced', jobId: decision.waitingJobId };
       const priority = Math.min(decision.priority, MAX_PRIORITY);
       await addOrRollBack(queue, redis, { keys, jobKeys }, { jobId, priority }, job);
+      // The script took the PR's waiting job out of its state, so it can never start: one
+      // a worker holds right now (held back, about to wait again) is cancelled by START.
       const previous = decision.previousWaiting;
-      const replaced =
-        previous !== '' && (await removeWaiting(previous, `replaced by job ${jobId}`));
-      return { status: replaced ? 'replaced' : 'queued', jobId };
+      if (previous !== '') await removeWaiting(previous, `replaced by job ${jobId}`);
+      return { status: previous !== '' ? 'replaced' : 'queued', jobId };
     },
     async cancel(pull) {
       const parsed = PullRefSchema.parse(pull);

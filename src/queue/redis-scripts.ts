@@ -12,11 +12,11 @@ import type { JobStatus } from './types.js';
  *   running   the job id a worker runs for the PR; at most one that is still current
  * Job hashes hold the state the API reports: pull, headSha, status, attempts, reason, and
  * `parked` while the job waits for its PR's running job to end.
- * A request that brings no newer head (a comment command, an API call, a re-requested
- * check, all passed with their head or '') is coalesced into the PR's waiting job when
+ * A request that brings no newer head nor a new base (a comment command, an API call, a
+ * re-requested check, passed with their head or '') is coalesced into the PR's waiting job when
  * there is one: that job reviews the newest head anyway. Without one it queues a job that
- * runs after the PR's running job, which it leaves to finish. Only a newer head
- * supersedes: the running job is cancelled and the new job may start at once.
+ * runs after the PR's running job, which it leaves to finish. Only a newer head or a new
+ * base supersedes: the running job is cancelled and the new job may start at once.
  * Priorities make the scheduling fair: a PR's second job (queued behind its running one)
  * goes after every PR's first job, and among those the repository with fewer live jobs
  * goes first (its jobs sit in a sorted set), so neither a flood on one PR nor many PRs of
@@ -29,7 +29,7 @@ local headSha = ARGV[2]
 if ARGV[3] == '0' and headSha ~= '' and head == headSha then
   return {'duplicate', redis.call('HGET', KEYS[1], 'current') or '', '0'}
 end
-local newHead = headSha ~= '' and head ~= headSha
+local newHead = (headSha ~= '' and head ~= headSha) or ARGV[9] == '1'
 local waiting = redis.call('HGET', KEYS[1], 'waiting') or ''
 if waiting ~= '' and not newHead then
   redis.call('EXPIRE', KEYS[1], ARGV[6])
@@ -160,6 +160,8 @@ export interface EnqueueArgs extends JobKeys {
   pullTtlSeconds: number;
   /** A job counts towards its repository's load at most this long (a lost settle). */
   repoWindowMs: number;
+  /** The PR's base branch changed: like a newer head, whatever the head says. */
+  newBase: boolean;
 }
 
 export type EnqueueDecision =
@@ -171,7 +173,7 @@ export type EnqueueDecision =
 export async function enqueueScript(redis: Redis, a: EnqueueArgs): Promise<EnqueueDecision> {
   const argv = [a.jobId, a.headSha ?? '', a.explicit ? '1' : '0', a.pullJson];
   const ttls = [String(a.jobTtlSeconds), String(a.pullTtlSeconds)];
-  const window = [String(Date.now()), String(a.repoWindowMs)];
+  const window = [String(Date.now()), String(a.repoWindowMs), a.newBase ? '1' : '0'];
   const keys = [a.pullKey, a.jobKey, a.repoKey];
   const reply = await redis.eval(ENQUEUE, 3, ...keys, ...argv, ...ttls, ...window);
   const [kind, id, priority] = EnqueueReplySchema.parse(reply);

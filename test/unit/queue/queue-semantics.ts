@@ -128,6 +128,24 @@ export function describeQueueSemantics(adapter: QueueAdapter): void {
       expect(second.job.reason).toBe('comment-command');
     });
 
+    it('cancels the running job and replaces the waiting one when the base branch changes', async () => {
+      const { queue, startWorker } = await open();
+      const { runs, processor } = gatedProcessor();
+      await startWorker(processor, { concurrency: 2 });
+      await queue.enqueue(reviewJob());
+      const first = await waitFor(() => runs[0], 'the first run');
+      const waiting = await queue.enqueue(pullOnlyJob());
+      const rebased = reviewJob({ baseRef: 'release', reason: 'base-changed', explicit: true });
+      const outcome = await queue.enqueue(rebased);
+      expect(outcome.status).toBe('replaced');
+      await waitForStatus(queue, waiting.jobId ?? '', 'cancelled');
+      await waitFor(() => first.ctx.signal.aborted, 'the run on the old base to be aborted');
+      const second = await waitFor(() => runs[1], 'the run on the new base');
+      expect(second.job.baseRef).toBe('release');
+      second.finish();
+      await waitForStatus(queue, outcome.jobId ?? '', 'completed');
+    });
+
     it('keeps a flood of renders on one PR to one running and one waiting job', async () => {
       const { queue, startWorker } = await open();
       const { runs, processor } = gatedProcessor();
