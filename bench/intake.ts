@@ -273,13 +273,16 @@ async function startWorld(prefix: string, secret: string) {
   return { redisUrl: redis.url, emulator, port, pid: child.pid ?? 0 };
 }
 
-/** Waiting jobs per (PR, head), read back from BullMQ: what a worker would be given. */
+/**
+ * Waiting jobs per (PR, head), read back from BullMQ: what a worker would be given. Jobs
+ * carry priorities (fair scheduling), so BullMQ keeps them in its prioritized set.
+ */
 async function waitingPairs(url: string, prefix: string): Promise<Map<string, number>> {
   const queue = new Queue(QUEUE_NAME, { connection: { url }, prefix });
   const pairs = new Map<string, number>();
   try {
     for (let from = 0; ; from += 1000) {
-      const jobs = await queue.getWaiting(from, from + 999);
+      const jobs = await queue.getJobs(['waiting', 'prioritized'], from, from + 999, true);
       for (const { data } of jobs) {
         const { pull, headSha } = ReviewJobSchema.parse((data as { job?: unknown }).job);
         bump(pairs, `${pull.pullNumber}@${headSha ?? ''}`);

@@ -134,6 +134,20 @@ const ServiceEnvSchema = z.object({
     .default('https://github.com'),
   /** Bearer token of the re-render API and of report pages; the API is off without it. */
   FLUXLENS_API_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  /**
+   * Re-render API calls per minute per API token, on every server together (Redis) or per
+   * server (inline); past it the API answers 429 with Retry-After. 60 is one a second,
+   * well past what people and CI ask for, while a flood costs nothing but the count.
+   */
+  FLUXLENS_API_RENDERS_PER_MINUTE: positiveInt(100_000).default(60),
+  /** Re-render API calls per minute per repository owner (one App installation each). */
+  FLUXLENS_OWNER_RENDERS_PER_MINUTE: positiveInt(100_000).default(30),
+  /**
+   * `/fluxlens render` comments per minute per App installation; past it they are ignored
+   * without a reaction. Comments on a PR whose review is already waiting cost nothing
+   * else, but they count: 30 leaves room for every PR of a busy organisation.
+   */
+  FLUXLENS_COMMANDS_PER_MINUTE: positiveInt(100_000).default(30),
   /** Where users reach `fluxlens serve`; comments link to the HTML report when set. */
   FLUXLENS_PUBLIC_URL: httpUrl.optional(),
   /** Key of the signed report links in comments; derived from the webhook secret when unset. */
@@ -253,6 +267,12 @@ export interface ServiceConfig extends Config {
   commandBots: string[] | undefined;
   github: { apiUrl: string; gitUrl: string; auth: GitHubAuthConfig | undefined };
   apiToken: string | undefined;
+  /** Per minute: API renders per token and per owner, commands per installation. */
+  rateLimits: {
+    apiRendersPerToken: number;
+    apiRendersPerOwner: number;
+    commandsPerInstallation: number;
+  };
   publicUrl: string | undefined;
   reportSigningKey: string | undefined;
   reportLinkDays: number;
@@ -367,6 +387,11 @@ export function loadServiceConfig(
       auth: githubAuth(e),
     },
     apiToken: e.FLUXLENS_API_TOKEN,
+    rateLimits: {
+      apiRendersPerToken: e.FLUXLENS_API_RENDERS_PER_MINUTE,
+      apiRendersPerOwner: e.FLUXLENS_OWNER_RENDERS_PER_MINUTE,
+      commandsPerInstallation: e.FLUXLENS_COMMANDS_PER_MINUTE,
+    },
     publicUrl: e.FLUXLENS_PUBLIC_URL,
     reportSigningKey: e.FLUXLENS_REPORT_SIGNING_KEY,
     reportLinkDays: e.FLUXLENS_REPORT_LINK_DAYS,

@@ -62,6 +62,7 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
     // Our own comments quote the command; once GitHub has said who we are, they never count.
     ownLogin: () => credentials.login(),
     ...(config.apiToken !== undefined ? { apiToken: config.apiToken } : {}),
+    rateLimits: config.rateLimits,
     ...optional('reportSigningKey', reportSigningKey(config)),
     ...optional('publicUrl', config.publicUrl),
     renderDrafts: config.renderDrafts,

@@ -1,6 +1,7 @@
-// queue/ owns durable review jobs: one per PR (coalescing by head, cancelling superseded
-// jobs), retries with backoff, graceful close, the delivery ledger and results storage, on
-// BullMQ/Redis or inline. It must not render, talk to GitHub or read process.env.
+// queue/ owns durable review jobs: one per PR (coalescing requests, cancelling superseded
+// jobs), fair priorities, rate-limit counters, retries with backoff, graceful close, the
+// delivery ledger and results storage, on BullMQ/Redis or inline. It must not render, talk
+// to GitHub or read process.env.
 export * from './types.js';
 export { createRedisQueue } from './redis-queue.js';
 export type { RedisQueue, RedisQueueOptions } from './redis-queue.js';

@@ -1,12 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { JobInterruptedError, type JobOutcome } from './job-outcome.js';
-import { pullKey } from './pull-key.js';
+import { pullKey, repositoryKey } from './pull-key.js';
 import { retryDelayMs } from './queue-defaults.js';
 import type { EnqueueOutcome, JobState, QueueDepth, ReviewJob } from './types.js';
 
 export interface InlineJob {
   id: string;
   key: string;
+  repository: string;
+  /** Lower goes first: see SECOND_JOB. */
+  priority: number;
   job: ReviewJob;
   state: JobState;
   /** Failed tries so far (BullMQ's attemptsMade). */
@@ -25,11 +28,17 @@ interface PullState {
    * job dies. A job without a head does not say which head it reviewed, so it keeps it.
    */
   doneHead?: string;
-  /** The newest accepted job; only it may publish. */
+  /** The job that may publish: the running one, or a waiting one with a newer head. */
   current?: string;
   /** Queued, or waiting out a retry delay. */
   waiting?: InlineJob;
 }
+
+/**
+ * Added to the priority of a PR's job queued behind its running one: it goes after every
+ * PR's first job; the repository's jobs in flight (at most 1023) order the rest.
+ */
+const SECOND_JOB = 1024;
 
 /** Job states stay queryable for this many jobs; the oldest ended ones go first past it. */
 const MAX_RECORDS = 10_000;
@@ -37,12 +46,17 @@ const MAX_RECORDS = 10_000;
 /**
  * The inline adapter's bookkeeping: one PR state per pull request, the ready line, the
  * running jobs' controllers and every job's state. Synchronous on purpose: in one process
- * each decision is atomic without locks.
+ * each decision is atomic without locks. The same rules as the Redis scripts: a request
+ * without a newer head is coalesced into the PR's waiting job, or waits for its running
+ * one; the ready job of the repository with the fewest jobs in flight goes first.
  */
 export class InlineBoard {
   private readonly pulls = new Map<string, PullState>();
   private readonly ready: InlineJob[] = [];
-  private readonly running = new Map<string, { key: string; controller: AbortController }>();
+  private readonly running = new Map<
+    string,
+    { key: string; repository: string; controller: AbortController }
+  >();
   private readonly records = new Map<string, InlineJob>();
   private readonly listeners = new Set<() => void>();
 
@@ -54,12 +68,22 @@ export class InlineBoard {
     if (!job.explicit && job.headSha !== undefined && pull.head === job.headSha) {
       return pull.current ? { status: 'duplicate', jobId: pull.current } : { status: 'duplicate' };
     }
+    // A new base needs a review as much as a new head does.
+    const newHead =
+      (job.headSha !== undefined && job.headSha !== pull.head) || job.reason === 'base-changed';
+    if (pull.waiting && !newHead) return { status: 'coalesced', jobId: pull.waiting.id };
     const id = randomUUID();
     const replaced = this.dropWaiting(pull, `replaced by job ${id}`);
-    this.abortRunning(key, new JobInterruptedError('superseded', `superseded by job ${id}`));
-    const entry: InlineJob = { id, key, job, failures: 0, state: initialState(id, job) };
-    if (job.headSha !== undefined) pull.head = job.headSha;
-    Object.assign(pull, { current: id, waiting: entry });
+    const repository = repositoryKey(job.pull);
+    const second = !newHead && pull.current !== undefined && this.running.has(pull.current);
+    const priority = (second ? SECOND_JOB : 0) + Math.min(this.inFlight(repository), 1023) + 1;
+    const state = initialState(id, job);
+    const entry: InlineJob = { id, key, repository, priority, job, failures: 0, state };
+    if (newHead) {
+      this.abortRunning(key, new JobInterruptedError('superseded', `superseded by job ${id}`));
+      Object.assign(pull, { current: id, head: job.headSha });
+    }
+    pull.waiting = entry;
     this.remember(entry);
     this.ready.push(entry);
     this.notify();
@@ -75,14 +99,25 @@ export class InlineBoard {
     revertHead(pull);
   }
 
-  /** The next ready job, marked active, with its controller registered for cancellation. */
+  /**
+   * The next ready job, marked active, with its controller registered for cancellation:
+   * the lowest priority first, in arrival order, skipping jobs whose PR's current job
+   * still runs (they start when it ends).
+   */
   take(): { entry: InlineJob; controller: AbortController } | undefined {
-    const entry = this.ready.shift();
+    let index = -1;
+    this.ready.forEach((candidate, at) => {
+      const best = this.ready[index];
+      if (best !== undefined && best.priority <= candidate.priority) return;
+      if (!this.heldBack(candidate)) index = at;
+    });
+    const [entry] = index < 0 ? [] : this.ready.splice(index, 1);
     if (!entry) return undefined;
     const pull = this.pullState(entry.key);
     if (pull.waiting === entry) delete pull.waiting;
+    pull.current = entry.id;
     const controller = new AbortController();
-    this.running.set(entry.id, { key: entry.key, controller });
+    this.running.set(entry.id, { key: entry.key, repository: entry.repository, controller });
     entry.state = { ...entry.state, status: 'active', attempts: entry.failures + 1 };
     return { entry, controller };
   }
@@ -101,6 +136,10 @@ export class InlineBoard {
     } else if (outcome.kind === 'cancelled' || !current) {
       // A job that is no longer current can only complete or cancel: it never retries.
       const reason = outcome.kind === 'cancelled' ? outcome.reason : 'superseded';
+      entry.state = { ...entry.state, status: 'cancelled', reason };
+    } else if (pull.waiting !== undefined && pull.waiting !== entry) {
+      // A retry gives way to the job already waiting: that one reviews the newest head.
+      const reason = `superseded by job ${pull.waiting.id}`;
       entry.state = { ...entry.state, status: 'cancelled', reason };
     } else if (outcome.kind === 'interrupted') {
       entry.state = { ...entry.state, status: 'waiting' };
@@ -166,6 +205,19 @@ export class InlineBoard {
     entry.state = { ...entry.state, status: 'cancelled', reason };
     delete pull.waiting;
     return true;
+  }
+
+  /** Whether the job's PR has another job running that may still publish. */
+  private heldBack(entry: InlineJob): boolean {
+    const current = this.pulls.get(entry.key)?.current;
+    return current !== entry.id && current !== undefined && this.running.has(current);
+  }
+
+  private inFlight(repository: string): number {
+    let count = 0;
+    for (const entry of this.ready) if (entry.repository === repository) count += 1;
+    for (const run of this.running.values()) if (run.repository === repository) count += 1;
+    return count;
   }
 
   private abortRunning(key: string, reason: JobInterruptedError): void {

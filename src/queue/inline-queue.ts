@@ -2,6 +2,7 @@ import { InlineBoard } from './inline-board.js';
 import { startInlineWorker } from './inline-worker.js';
 import { createFileResultStore, createMemoryResultStore } from './file-result-store.js';
 import { createMemoryDeliveryLedger } from './memory-ledger.js';
+import { createMemoryLimiter } from './memory-limiter.js';
 import { pullKey } from './pull-key.js';
 import { queueDefaults } from './queue-defaults.js';
 import type { QueueLogger } from './queue-logger.js';
@@ -47,6 +48,7 @@ export function createInlineQueue(options: InlineQueueOptions = {}): InlineQueue
     backoffMs: options.backoffMs ?? queueDefaults.backoffMs,
   });
   const ledger = createMemoryDeliveryLedger(options.deliveryTtlSeconds);
+  const limiter = createMemoryLimiter();
   const workers = new Set<QueueWorker>();
   let closed = false;
 
@@ -85,6 +87,7 @@ export function createInlineQueue(options: InlineQueueOptions = {}): InlineQueue
       if (closed) throw new Error('inline queue is closed');
       return board.enqueue(ReviewJobSchema.parse(job));
     },
+    admit: async (bucket, limit) => limiter(bucket, limit),
     async cancel(pull) {
       board.cancel(pullKey(PullRefSchema.parse(pull)));
     },

@@ -7,7 +7,12 @@ import type { PullRef } from './types.js';
  * contain `/` or `..`.
  */
 export function pullKey(pull: PullRef): string {
-  return `${encodePart(pull.owner)}~${encodePart(pull.repo)}~${pull.pullNumber}`;
+  return `${repositoryKey(pull)}~${pull.pullNumber}`;
+}
+
+/** The same for the pull request's repository: what fair scheduling counts jobs by. */
+export function repositoryKey(pull: Pick<PullRef, 'owner' | 'repo'>): string {
+  return `${encodePart(pull.owner)}~${encodePart(pull.repo)}`;
 }
 
 function encodePart(part: string): string {

@@ -1,4 +1,5 @@
-import { pullKey } from './pull-key.js';
+import { createHash } from 'node:crypto';
+import { pullKey, repositoryKey } from './pull-key.js';
 import type { PullRef } from './types.js';
 
 export const DEFAULT_QUEUE_NAME = 'reviews';
@@ -13,6 +14,12 @@ export function redisKeys(prefix: string, queueName: string) {
   return {
     pull: (pull: PullRef) => `${queueBase}:pr:${pullKey(pull)}`,
     job: (jobId: string) => `${queueBase}:job:${jobId}`,
+    jobPrefix: `${queueBase}:job:`,
+    alivePrefix: `${queueBase}:alive:`,
+    repository: (pull: PullRef) => `${queueBase}:repo:${repositoryKey(pull)}`,
+    // Hashed: a bucket may name a token, and its key must not.
+    limit: (bucket: string) =>
+      `${prefix}:limits:${createHash('sha256').update(bucket).digest('hex').slice(0, 32)}`,
     delivery: (deliveryId: string) => `${prefix}:deliveries:${deliveryId}`,
     result: (pull: PullRef) => `${prefix}:results:${pullKey(pull)}`,
   };

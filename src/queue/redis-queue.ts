@@ -7,12 +7,14 @@ import { type QueueLogger, silentLogger } from './queue-logger.js';
 import { type RedisConnection, closeRedis, endUnready, openRedis } from './redis-connection.js';
 import { DEFAULT_QUEUE_NAME, type RedisKeys, redisKeys } from './redis-keys.js';
 import { createRedisResultStore } from './redis-result-store.js';
-import { cancelScript, enqueueScript, settleScript } from './redis-scripts.js';
+import { type JobKeys, cancelScript, enqueueScript, settleScript } from './redis-scripts.js';
 import {
+  type Admission,
   type DeliveryLedger,
   type JobQueue,
   type JobState,
   PullRefSchema,
+  type RateLimit,
   type ResultStore,
   type ReviewJob,
   ReviewJobSchema,
@@ -42,6 +44,10 @@ export const BULL_JOB_NAME = 'review';
 
 /** PR coalescing state outlives any job; a month after the last event it may go. */
 const PULL_STATE_TTL_SECONDS = 30 * 24 * 60 * 60;
+/** A job whose end was never recorded (a lost worker) stops counting after this. */
+const REPOSITORY_LOAD_WINDOW_MS = 6 * 60 * 60 * 1000;
+/** BullMQ's lowest priority. */
+const MAX_PRIORITY = 2_097_152;
 const PING_TIMEOUT_MS = 1_000;
 
 /** The server's side of the Redis adapter: enqueue, cancel, job states, ledger, results. */
@@ -79,13 +85,24 @@ export function createRedisQueue(options: RedisQueueOptions): RedisQueue {
     await redis.hset(keys.job(jobId), { status: 'cancelled', reason });
     return true;
   };
+  const limit = async (bucket: string, rule: RateLimit): Promise<Admission> => {
+    const reply = await redis.eval(ADMIT, 1, keys.limit(bucket), rule.count, rule.windowSeconds);
+    const waitMs = z.coerce.number().int().parse(reply);
+    return waitMs < 0
+      ? { admitted: true }
+      : { admitted: false, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) };
+  };
 
   return {
     results: createRedisResultStore(redis, keys, options.resultTtlSeconds),
     async enqueue(input) {
       const job = ReviewJobSchema.parse(input);
       const jobId = randomUUID();
-      const jobKeys = { pullKey: keys.pull(job.pull), jobKey: keys.job(jobId) };
+      const jobKeys = {
+        pullKey: keys.pull(job.pull),
+        jobKey: keys.job(jobId),
+        repoKey: keys.repository(job.pull),
+      };
       const decision = await enqueueScript(redis, {
         ...jobKeys,
         jobId,
@@ -94,21 +111,31 @@ export function createRedisQueue(options: RedisQueueOptions): RedisQueue {
         pullJson: JSON.stringify(job.pull),
         jobTtlSeconds,
         pullTtlSeconds: PULL_STATE_TTL_SECONDS,
+        repoWindowMs: REPOSITORY_LOAD_WINDOW_MS,
+        newBase: job.reason === 'base-changed',
       });
       if (decision.kind === 'duplicate') {
         const current = decision.currentJobId;
         return current ? { status: 'duplicate', jobId: current } : { status: 'duplicate' };
       }
-      await addOrRollBack(queue, redis, jobKeys, jobId, job);
+      if (decision.kind === 'coalesced')
+        return { status: 'coalesced', jobId: decision.waitingJobId };
+      const priority = Math.min(decision.priority, MAX_PRIORITY);
+      await addOrRollBack(queue, redis, { keys, jobKeys }, { jobId, priority }, job);
+      // The script took the PR's waiting job out of its state, so it can never start: one
+      // a worker holds right now (held back, about to wait again) is cancelled by START.
       const previous = decision.previousWaiting;
-      const replaced =
-        previous !== '' && (await removeWaiting(previous, `replaced by job ${jobId}`));
-      return { status: replaced ? 'replaced' : 'queued', jobId };
+      if (previous !== '') await removeWaiting(previous, `replaced by job ${jobId}`);
+      return { status: previous !== '' ? 'replaced' : 'queued', jobId };
     },
     async cancel(pull) {
-      const waiting = await cancelScript(redis, keys.pull(PullRefSchema.parse(pull)));
-      if (waiting) await removeWaiting(waiting, 'pull request closed');
+      const parsed = PullRefSchema.parse(pull);
+      const waiting = await cancelScript(redis, keys.pull(parsed));
+      if (!waiting) return;
+      await removeWaiting(waiting, 'pull request closed');
+      await redis.zrem(keys.repository(parsed), waiting);
     },
+    admit: limit,
     state: (jobId) => readJobState(redis, keys, jobId),
     async depth() {
       const counts = await queue.getJobCounts(
@@ -146,20 +173,35 @@ export function createRedisQueue(options: RedisQueueOptions): RedisQueue {
 async function addOrRollBack(
   queue: Queue,
   redis: Redis,
-  jobKeys: { pullKey: string; jobKey: string },
-  jobId: string,
+  where: { keys: RedisKeys; jobKeys: JobKeys },
+  added: { jobId: string; priority: number },
   job: ReviewJob,
 ): Promise<void> {
+  const { jobId, priority } = added;
   try {
-    await queue.add(BULL_JOB_NAME, { job }, { jobId });
+    await queue.add(BULL_JOB_NAME, { job }, { jobId, priority });
   } catch (err) {
     const reason = 'could not be queued';
-    await settleScript(redis, jobKeys, { jobId, headSha: job.headSha }, 'failed', reason).catch(
+    const prefixes = { alive: where.keys.alivePrefix, job: where.keys.jobPrefix };
+    const ended = { jobId, headSha: job.headSha };
+    await settleScript(redis, where.jobKeys, prefixes, ended, 'failed', reason).catch(
       () => undefined,
     );
     throw err;
   }
 }
+
+/**
+ * A fixed window per bucket: the first call starts it, calls past `count` inside it are
+ * refused. Returns -1 when admitted, else the milliseconds until the window ends.
+ */
+const ADMIT = `
+local calls = redis.call('INCR', KEYS[1])
+if calls == 1 then redis.call('EXPIRE', KEYS[1], ARGV[2]) end
+if calls <= tonumber(ARGV[1]) then return -1 end
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then redis.call('EXPIRE', KEYS[1], ARGV[2]); ttl = tonumber(ARGV[2]) * 1000 end
+return ttl`;
 
 const JobHashSchema = z.object({
   pull: z.string().transform((text) => PullRefSchema.parse(JSON.parse(text))),

@@ -7,27 +7,49 @@ import type { JobStatus } from './types.js';
  * same PR at once cannot interleave. The PR hash holds:
  *   head      last accepted head SHA (dedupe)
  *   doneHead  head of the last completed job (what `head` falls back to when a job dies)
- *   current   the newest accepted job id; only it may run to the end and publish
- *   waiting   the job id queued (or waiting out a retry) for the PR
- * Job hashes hold the state the API reports: pull, headSha, status, attempts, reason.
- * A job that names no head (comment command, API call; passed as '') is explicit: it is
- * never a duplicate, and it leaves head, doneHead and its own headSha unset, since which
- * head it reviews is only known when it runs.
+ *   current   the job that may publish: the running one, or a waiting one with a newer head
+ *   waiting   the job id queued (or waiting out a retry) for the PR; at most one
+ *   running   the job id a worker runs for the PR; at most one that is still current
+ * Job hashes hold the state the API reports: pull, headSha, status, attempts, reason, and
+ * `parked` while the job waits for its PR's running job to end.
+ * A request that brings no newer head nor a new base (a comment command, an API call, a
+ * re-requested check, passed with their head or '') is coalesced into the PR's waiting job when
+ * there is one: that job reviews the newest head anyway. Without one it queues a job that
+ * runs after the PR's running job, which it leaves to finish. Only a newer head or a new
+ * base supersedes: the running job is cancelled and the new job may start at once.
+ * Priorities make the scheduling fair: a PR's second job (queued behind its running one)
+ * goes after every PR's first job, and among those the repository with fewer live jobs
+ * goes first (its jobs sit in a sorted set), so neither a flood on one PR nor many PRs of
+ * one repository can hold every worker.
  */
 
 const ENQUEUE = `
 local head = redis.call('HGET', KEYS[1], 'head')
-if ARGV[3] == '0' and ARGV[2] ~= '' and head == ARGV[2] then
-  return {'duplicate', redis.call('HGET', KEYS[1], 'current') or ''}
+local headSha = ARGV[2]
+if ARGV[3] == '0' and headSha ~= '' and head == headSha then
+  return {'duplicate', redis.call('HGET', KEYS[1], 'current') or '', '0'}
 end
+local newHead = (headSha ~= '' and head ~= headSha) or ARGV[9] == '1'
 local waiting = redis.call('HGET', KEYS[1], 'waiting') or ''
-redis.call('HSET', KEYS[1], 'current', ARGV[1], 'waiting', ARGV[1])
-if ARGV[2] ~= '' then redis.call('HSET', KEYS[1], 'head', ARGV[2]) end
+if waiting ~= '' and not newHead then
+  redis.call('EXPIRE', KEYS[1], ARGV[6])
+  return {'coalesced', waiting, '0'}
+end
+redis.call('HSET', KEYS[1], 'waiting', ARGV[1])
+if newHead then redis.call('HSET', KEYS[1], 'current', ARGV[1], 'head', headSha) end
 redis.call('EXPIRE', KEYS[1], ARGV[6])
 redis.call('HSET', KEYS[2], 'pull', ARGV[4], 'status', 'waiting', 'attempts', '0')
-if ARGV[2] ~= '' then redis.call('HSET', KEYS[2], 'headSha', ARGV[2]) end
+if headSha ~= '' then redis.call('HSET', KEYS[2], 'headSha', headSha) end
 redis.call('EXPIRE', KEYS[2], ARGV[5])
-return {'accepted', waiting}`;
+local now, window = tonumber(ARGV[7]), tonumber(ARGV[8])
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now - window)
+if waiting ~= '' then redis.call('ZREM', KEYS[3], waiting) end
+local load = math.min(redis.call('ZCARD', KEYS[3]), 1023)
+redis.call('ZADD', KEYS[3], now, ARGV[1])
+redis.call('PEXPIRE', KEYS[3], window)
+local second = 0
+if not newHead and redis.call('HEXISTS', KEYS[1], 'running') == 1 then second = 1 end
+return {'accepted', waiting, tostring(second * 1024 + load + 1)}`;
 
 const REVERT_HEAD = `
 local function revertHead(key)
@@ -42,32 +64,54 @@ revertHead(KEYS[1])
 return waiting`;
 
 /**
- * Returns '' when the job may run, else why it may not. A job already settled is not run
- * again: BullMQ hands out a job whose lock ran out while it ran (Redis away longer than
- * the lock) a second time, even when that first run has finished and published.
+ * Returns '' when the job may run, 'busy' when it waits for its PR's running job, else why
+ * it may not run. A job already settled is not run again: BullMQ hands out a job whose
+ * lock ran out while it ran (Redis away longer than the lock) a second time, even when
+ * that first run has finished and published. A running job counts while its worker keeps
+ * its `alive` key fresh; one whose worker died does not hold its PR up.
  */
 const START = `
 local settled = redis.call('HGET', KEYS[2], 'status')
 if settled == 'completed' or settled == 'failed' or settled == 'cancelled' then
   return 'already ' .. settled
 end
+local id = ARGV[1]
 local current = redis.call('HGET', KEYS[1], 'current')
-if current ~= ARGV[1] then
+local waiting = redis.call('HGET', KEYS[1], 'waiting')
+if current ~= id and waiting ~= id then
   local reason = current and ('superseded by job ' .. current) or 'pull request closed'
   redis.call('HSET', KEYS[2], 'status', 'cancelled', 'reason', reason)
+  redis.call('ZREM', KEYS[3], id)
   return reason
 end
-if redis.call('HGET', KEYS[1], 'waiting') == ARGV[1] then redis.call('HDEL', KEYS[1], 'waiting') end
+local running = redis.call('HGET', KEYS[1], 'running')
+if running and running ~= id and current ~= id
+  and redis.call('EXISTS', ARGV[3] .. running) == 1 then
+  redis.call('HSET', KEYS[2], 'parked', '1')
+  return 'busy'
+end
+redis.call('HSET', KEYS[1], 'current', id, 'running', id)
+if waiting == id then redis.call('HDEL', KEYS[1], 'waiting') end
+redis.call('SET', ARGV[3] .. id, '1', 'PX', ARGV[4])
+redis.call('HDEL', KEYS[2], 'parked')
 redis.call('HSET', KEYS[2], 'status', 'active', 'attempts', ARGV[2])
 return ''`;
 
-/** Records how a job ended; a job that is no longer current can only complete or cancel. */
+/**
+ * Records how a job ended; a job that is no longer current can only complete or cancel,
+ * and a retry gives way to a job already waiting (that one reviews the newest head).
+ * Returns the status and the PR's parked job, for the worker to start it now.
+ */
 const SETTLE = `${REVERT_HEAD}
 local pull, id, status, reason = KEYS[1], ARGV[1], ARGV[2], ARGV[3]
 local current = redis.call('HGET', pull, 'current') == id
+local waiting = redis.call('HGET', pull, 'waiting')
 if status ~= 'completed' and not current then
   status = 'cancelled'
   if reason == '' or ARGV[2] ~= 'cancelled' then reason = 'superseded' end
+end
+if status == 'waiting' and waiting and waiting ~= id then
+  status, reason = 'cancelled', 'superseded by job ' .. waiting
 end
 if current and status == 'completed' and ARGV[4] ~= '' then
   redis.call('HSET', pull, 'doneHead', ARGV[4])
@@ -75,18 +119,38 @@ end
 if current and status == 'waiting' then redis.call('HSET', pull, 'waiting', id) end
 if current and status == 'failed' then
   revertHead(pull)
-  if redis.call('HGET', pull, 'waiting') == id then redis.call('HDEL', pull, 'waiting') end
+  if waiting == id then redis.call('HDEL', pull, 'waiting') end
 end
+if redis.call('HGET', pull, 'running') == id then redis.call('HDEL', pull, 'running') end
+redis.call('DEL', ARGV[5] .. id)
+if status ~= 'waiting' then redis.call('ZREM', KEYS[3], id) end
 redis.call('HSET', KEYS[2], 'status', status)
 if reason == '' then redis.call('HDEL', KEYS[2], 'reason') else redis.call('HSET', KEYS[2], 'reason', reason) end
-return status`;
+local parked = ''
+waiting = redis.call('HGET', pull, 'waiting')
+if waiting and waiting ~= id and redis.call('HDEL', ARGV[6] .. waiting, 'parked') == 1 then
+  parked = waiting
+end
+return {status, parked}`;
 
-const EnqueueReplySchema = z.tuple([z.enum(['duplicate', 'accepted']), z.string()]);
-const SettledSchema = z.enum(['waiting', 'completed', 'failed', 'cancelled']);
+const EnqueueReplySchema = z.tuple([
+  z.enum(['duplicate', 'coalesced', 'accepted']),
+  z.string(),
+  z.coerce.number().int().nonnegative(),
+]);
+const SettledSchema = z.tuple([
+  z.enum(['waiting', 'completed', 'failed', 'cancelled']),
+  z.string(),
+]);
 
-export interface EnqueueArgs {
+/** The keys of one job's decisions: its PR, itself, its repository's live jobs. */
+export interface JobKeys {
   pullKey: string;
   jobKey: string;
+  repoKey: string;
+}
+
+export interface EnqueueArgs extends JobKeys {
   jobId: string;
   /** Absent for a job that names only the PR. */
   headSha: string | undefined;
@@ -94,21 +158,33 @@ export interface EnqueueArgs {
   pullJson: string;
   jobTtlSeconds: number;
   pullTtlSeconds: number;
+  /** A job counts towards its repository's load at most this long (a lost settle). */
+  repoWindowMs: number;
+  /** The PR's base branch changed: like a newer head, whatever the head says. */
+  newBase: boolean;
 }
 
 export type EnqueueDecision =
   | { kind: 'duplicate'; currentJobId: string }
-  | { kind: 'accepted'; previousWaiting: string };
+  | { kind: 'coalesced'; waitingJobId: string }
+  /** `priority` on BullMQ's scale (1 goes first); see fairness above. */
+  | { kind: 'accepted'; previousWaiting: string; priority: number };
 
 export async function enqueueScript(redis: Redis, a: EnqueueArgs): Promise<EnqueueDecision> {
   const argv = [a.jobId, a.headSha ?? '', a.explicit ? '1' : '0', a.pullJson];
-  const reply = await redis.eval(ENQUEUE, 2, a.pullKey, a.jobKey, ...argv, ...ttls(a));
-  const [kind, id] = EnqueueReplySchema.parse(reply);
-  return kind === 'duplicate' ? { kind, currentJobId: id } : { kind, previousWaiting: id };
-}
-
-function ttls(a: EnqueueArgs): string[] {
-  return [String(a.jobTtlSeconds), String(a.pullTtlSeconds)];
+  const ttls = [String(a.jobTtlSeconds), String(a.pullTtlSeconds)];
+  const window = [String(Date.now()), String(a.repoWindowMs), a.newBase ? '1' : '0'];
+  const keys = [a.pullKey, a.jobKey, a.repoKey];
+  const reply = await redis.eval(ENQUEUE, 3, ...keys, ...argv, ...ttls, ...window);
+  const [kind, id, priority] = EnqueueReplySchema.parse(reply);
+  switch (kind) {
+    case 'duplicate':
+      return { kind, currentJobId: id };
+    case 'coalesced':
+      return { kind, waitingJobId: id };
+    case 'accepted':
+      return { kind, previousWaiting: id, priority };
+  }
 }
 
 /** Forgets the PR's current and waiting job; returns the waiting job's id, or ''. */
@@ -116,27 +192,55 @@ export async function cancelScript(redis: Redis, pullKey: string): Promise<strin
   return z.string().parse(await redis.eval(CANCEL, 1, pullKey));
 }
 
-/** '' when the job is still current and now active; otherwise why it was cancelled. */
+export type StartDecision =
+  | { kind: 'run' }
+  /** Another job of the PR is running and current: this one waits for it to end. */
+  | { kind: 'busy' }
+  | { kind: 'refused'; reason: string };
+
+/** Where the per-job keys the scripts build themselves live. */
+export interface JobKeyPrefixes {
+  /** `${alive}${jobId}` exists while a worker runs the job. */
+  alive: string;
+  /** `${job}${jobId}` is a job's hash. */
+  job: string;
+}
+
 export async function startScript(
   redis: Redis,
-  keys: { pullKey: string; jobKey: string },
-  jobId: string,
-  attempt: number,
-): Promise<string> {
-  const reply = await redis.eval(START, 2, keys.pullKey, keys.jobKey, jobId, String(attempt));
-  return z.string().parse(reply);
+  keys: JobKeys,
+  prefixes: JobKeyPrefixes,
+  job: { jobId: string; attempt: number; aliveMs: number },
+): Promise<StartDecision> {
+  const reply = await redis.eval(
+    START,
+    3,
+    keys.pullKey,
+    keys.jobKey,
+    keys.repoKey,
+    job.jobId,
+    String(job.attempt),
+    prefixes.alive,
+    String(job.aliveMs),
+  );
+  const text = z.string().parse(reply);
+  if (text === '') return { kind: 'run' };
+  return text === 'busy' ? { kind: 'busy' } : { kind: 'refused', reason: text };
 }
 
 export type SettleStatus = Exclude<JobStatus, 'active'>;
 
+/** How the job ended, and the PR's parked job to start now ('' when none). */
 export async function settleScript(
   redis: Redis,
-  keys: { pullKey: string; jobKey: string },
+  keys: JobKeys,
+  prefixes: JobKeyPrefixes,
   job: { jobId: string; headSha: string | undefined },
   status: SettleStatus,
   reason = '',
-): Promise<SettleStatus> {
-  const argv = [job.jobId, status, reason, job.headSha ?? ''];
-  const reply = await redis.eval(SETTLE, 2, keys.pullKey, keys.jobKey, ...argv);
-  return SettledSchema.parse(reply);
+): Promise<{ status: SettleStatus; parked: string }> {
+  const argv = [job.jobId, status, reason, job.headSha ?? '', prefixes.alive, prefixes.job];
+  const reply = await redis.eval(SETTLE, 3, keys.pullKey, keys.jobKey, keys.repoKey, ...argv);
+  const [settled, parked] = SettledSchema.parse(reply);
+  return { status: settled, parked };
 }

@@ -1,4 +1,4 @@
-import { type Job, UnrecoverableError, WaitingError, Worker } from 'bullmq';
+import { DelayedError, type Job, Queue, UnrecoverableError, WaitingError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { createCurrentCheck } from './current-check.js';
 import { type CurrentJobWatch, watchCurrentJobs } from './current-job-watch.js';
@@ -15,7 +15,12 @@ import {
 import { type RedisConnection, closeRedis, openRedis } from './redis-connection.js';
 import { DEFAULT_QUEUE_NAME, type RedisKeys, redisKeys } from './redis-keys.js';
 import { BullJobDataSchema } from './redis-queue.js';
-import { type SettleStatus, settleScript, startScript } from './redis-scripts.js';
+import {
+  type JobKeyPrefixes,
+  type SettleStatus,
+  settleScript,
+  startScript,
+} from './redis-scripts.js';
 import type { JobProcessor } from './types.js';
 
 export interface RedisWorkerOptions extends QueueWorkerOptions {
@@ -34,6 +39,13 @@ export interface RedisWorkerOptions extends QueueWorkerOptions {
 }
 
 const DEFAULT_POLL_INTERVAL_MS = 300;
+/** How long a running job holds its PR's next job back without a fresh poll of its worker. */
+const ALIVE_MS = 10_000;
+/**
+ * How long a job whose PR has a running job waits before it looks again; the running job
+ * starts it as soon as it ends, this only covers the moment between the two.
+ */
+const PARK_MS = 1_000;
 
 /**
  * Consumes the Redis queue. Each job first claims its PR (a job that is no longer current
@@ -47,8 +59,12 @@ export async function startRedisWorker(options: RedisWorkerOptions): Promise<Que
   // BullMQ requires this for the connections a worker blocks on.
   const redis = openRedis(options.connection, { maxRetriesPerRequest: null });
   const keys = redisKeys(options.prefix, queueName);
-  const watch = watchCurrentJobs(redis, options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS, logger);
-  const handle = { redis, keys, watch, logger, processor: options.processor };
+  const intervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
+  const watch = watchCurrentJobs(redis, { intervalMs, aliveMs: ALIVE_MS }, logger);
+  // Only to start a parked job early; BullMQ's own connections do the consuming.
+  const queue = new Queue(queueName, { connection: redis, prefix: options.prefix });
+  const prefixes = { alive: keys.alivePrefix, job: keys.jobPrefix };
+  const handle = { redis, keys, prefixes, queue, watch, logger, processor: options.processor };
   const worker = new Worker(queueName, (job, token) => processJob(handle, job, token), {
     connection: redis,
     prefix: options.prefix,
@@ -70,6 +86,7 @@ export async function startRedisWorker(options: RedisWorkerOptions): Promise<Que
     watch.interruptAll();
     await within(closed, ABORT_WAIT_MS);
     watch.stop();
+    await queue.close();
     // A processor that ignores its signal keeps BullMQ's close waiting; dropping the
     // connection stops its lock renewal, so the stalled checker hands the job on.
     await closeRedis(redis);
@@ -80,6 +97,8 @@ export async function startRedisWorker(options: RedisWorkerOptions): Promise<Que
 interface WorkerHandle {
   redis: Redis;
   keys: RedisKeys;
+  prefixes: JobKeyPrefixes;
+  queue: Queue;
   watch: CurrentJobWatch;
   logger: QueueLogger;
   processor: JobProcessor;
@@ -92,17 +111,34 @@ async function processJob(h: WorkerHandle, bullJob: Job, token?: string): Promis
     throw new UnrecoverableError('job payload is not a review job');
   }
   const { job } = parsed.data;
-  const jobKeys = { pullKey: h.keys.pull(job.pull), jobKey: h.keys.job(jobId) };
+  const jobKeys = {
+    pullKey: h.keys.pull(job.pull),
+    jobKey: h.keys.job(jobId),
+    repoKey: h.keys.repository(job.pull),
+  };
   const attempt = bullJob.attemptsMade + 1;
   const fields = { jobId, ...job.pull, headSha: job.headSha, deliveryId: job.deliveryId, attempt };
-  const refused = await startScript(h.redis, jobKeys, jobId, attempt);
-  if (refused) {
-    h.logger.info({ ...fields, reason: refused }, 'job cancelled before it started');
+  const start = await startScript(h.redis, jobKeys, h.prefixes, {
+    jobId,
+    attempt,
+    aliveMs: ALIVE_MS,
+  });
+  if (start.kind === 'refused') {
+    h.logger.info({ ...fields, reason: start.reason }, 'job cancelled before it started');
     return;
+  }
+  if (start.kind === 'busy') {
+    // Its PR's running job starts it when it ends; the slot goes to another PR meanwhile.
+    await bullJob.moveToDelayed(Date.now() + PARK_MS, token);
+    throw new DelayedError();
   }
   h.logger.info(fields, 'job started');
   const controller = new AbortController();
-  h.watch.track(jobId, jobKeys.pullKey, controller);
+  h.watch.track(
+    jobId,
+    { pullKey: jobKeys.pullKey, aliveKey: h.prefixes.alive + jobId },
+    controller,
+  );
   let outcome: JobOutcome;
   try {
     const isCurrent = createCurrentCheck(h.redis, jobKeys.pullKey, jobId, controller.signal);
@@ -118,13 +154,16 @@ async function processJob(h: WorkerHandle, bullJob: Job, token?: string): Promis
   const lastAttempt = attempt >= (bullJob.opts.attempts ?? 1);
   const status = statusOf(outcome, lastAttempt);
   const reason = 'reason' in outcome ? outcome.reason : '';
-  const settled = await settleScript(
+  const ended = { jobId, headSha: job.headSha };
+  const { status: settled, parked } = await settleScript(
     h.redis,
     jobKeys,
-    { jobId, headSha: job.headSha },
+    h.prefixes,
+    ended,
     status,
     reason,
   );
+  if (parked !== '') await promote(h, parked);
   const superseded = settled === 'cancelled' && outcome.kind !== 'cancelled';
   logOutcome(h.logger, fields, superseded ? { kind: 'cancelled', reason: 'superseded' } : outcome);
   if (settled === 'completed' || settled === 'cancelled') return;
@@ -139,6 +178,16 @@ async function processJob(h: WorkerHandle, bullJob: Job, token?: string): Promis
   if (outcome.kind === 'permanent') throw new UnrecoverableError(reason);
   // Transient: BullMQ retries it with backoff, or fails it when this was the last attempt.
   throw new Error(reason);
+}
+
+/** Starts a parked job now; if it is not parked in BullMQ yet, its own short wait ends soon. */
+async function promote(h: WorkerHandle, jobId: string): Promise<void> {
+  try {
+    const parked = await h.queue.getJob(jobId);
+    if (parked !== undefined && (await parked.isDelayed())) await parked.promote();
+  } catch {
+    // It was taken in between, or is being parked right now: its own short wait covers it.
+  }
 }
 
 function statusOf(outcome: JobOutcome, lastAttempt: boolean): SettleStatus {

@@ -60,8 +60,13 @@ export type ReviewJob = z.infer<typeof ReviewJobSchema>;
 export type EnqueueOutcome =
   /** A new job is waiting. */
   | { status: 'queued'; jobId: string }
-  /** A waiting job of the same PR was replaced by this one. */
+  /** A waiting job of the same PR was replaced by this one (it names a newer head). */
   | { status: 'replaced'; jobId: string }
+  /**
+   * Nothing newer than what the PR's waiting job reviews: no job was added, `jobId` is the
+   * waiting one, which reviews the PR's newest head when it runs.
+   */
+  | { status: 'coalesced'; jobId: string }
   /** Not explicit and this PR's head SHA was already queued, running or reviewed. */
   | { status: 'duplicate'; jobId?: string };
 
@@ -85,14 +90,29 @@ export interface QueueDepth {
   failed: number;
 }
 
+/** At most `count` calls per bucket in each window of `windowSeconds`. */
+export interface RateLimit {
+  count: number;
+  windowSeconds: number;
+}
+
+export type Admission = { admitted: true } | { admitted: false; retryAfterSeconds: number };
+
 /** What the server sees of the queue. */
 export interface JobQueue {
   /**
-   * One job per PR: at most one running and one waiting. A newer job replaces the waiting
-   * one; a running job for another head (or any running job, when `explicit`) is
-   * cancelled and never publishes.
+   * One job per PR: at most one running and one waiting. A job with a newer head replaces
+   * the waiting one and cancels the running one, which never publishes. A request without
+   * a newer head (command, API, re-requested check) is coalesced into the waiting job, or
+   * else waits for the running job to finish. Jobs of a repository with fewer jobs in
+   * flight go first, so one busy repository cannot hold every worker.
    */
   enqueue(job: ReviewJob): Promise<EnqueueOutcome>;
+  /**
+   * Counts one call against `bucket` (an API token, an installation); shared by every
+   * server of a Redis queue, per process inline.
+   */
+  admit(bucket: string, limit: RateLimit): Promise<Admission>;
   /** The PR closed: drop its waiting job and cancel its running one; results stay. */
   cancel(pull: PullRef): Promise<void>;
   state(jobId: string): Promise<JobState | undefined>;

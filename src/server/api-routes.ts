@@ -5,6 +5,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { ReviewJob } from '../queue/index.js';
+import { admit, enqueueJobs, tokenBucket } from './enqueue-jobs.js';
 import { HttpError } from './http-error.js';
 import { RenderRequestSchema, inAllowlist, pullFromParams } from './pull-params.js';
 import { bearerToken, sameSecret } from './same-secret.js';
@@ -32,6 +33,11 @@ export function registerApiRoutes(app: FastifyInstance, ctx: ServerContext): voi
       };
       if (!inAllowlist(pull, ctx.allowlist))
         throw new HttpError(403, 'repository not in allowlist');
+      const limits = ctx.deps.rateLimits;
+      await admit(ctx, [
+        [tokenBucket(token), limits?.apiRendersPerToken],
+        [`owner:${pull.owner.toLowerCase()}`, limits?.apiRendersPerOwner],
+      ]);
       // The call names only the PR: the worker reviews its head and base as they are then.
       const job: ReviewJob = {
         pull,
@@ -39,9 +45,9 @@ export function registerApiRoutes(app: FastifyInstance, ctx: ServerContext): voi
         explicit: true,
         requestedAt: ctx.now().toISOString(),
       };
-      const outcome = await guarded(() => ctx.deps.queue.enqueue(job));
-      request.log.info({ ...pull, ...outcome }, 'render requested through the API');
-      return reply.code(202).send(outcome);
+      const [outcome] = await enqueueJobs(ctx, request.log, [job]);
+      // A PR with a waiting job answers with that job: it reviews the newest head anyway.
+      return reply.code(202).send({ ...outcome, coalesced: outcome?.status === 'coalesced' });
     });
 
     scope.get('/api/v1/renders/:id', async (request) => {

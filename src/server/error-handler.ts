@@ -6,7 +6,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { UsageError } from '../errors.js';
-import { HttpError } from './http-error.js';
+import { HttpError, TooManyRequests } from './http-error.js';
 import type { ServerMetrics } from './metrics.js';
 
 export function installErrorHandler(app: FastifyInstance, metrics: ServerMetrics): void {
@@ -18,6 +18,9 @@ export function installErrorHandler(app: FastifyInstance, metrics: ServerMetrics
       if (err.statusCode >= 500) request.log.error({ err }, 'request failed');
       else request.log.info({ statusCode: err.statusCode, reason: err.message }, 'request refused');
       if (err.statusCode === 503) void reply.header('retry-after', '30');
+      if (err instanceof TooManyRequests) {
+        void reply.header('retry-after', String(err.retryAfterSeconds));
+      }
       if (err.rejection === 'bad-token') void reply.header('www-authenticate', 'Bearer');
       return reply.code(err.statusCode).send({ error: err.message });
     }

@@ -11,7 +11,9 @@ export type RejectionReason =
   /** A body that did not arrive within the body timeout. */
   | 'slow-body'
   /** Every large-body slot was taken. */
-  | 'busy';
+  | 'busy'
+  /** Past a rate limit of the re-render API. */
+  | 'rate-limited';
 
 export class HttpError extends Error {
   constructor(
@@ -22,6 +24,14 @@ export class HttpError extends Error {
   ) {
     super(message, options);
     this.name = 'HttpError';
+  }
+}
+
+/** Over a rate limit: 429, and Retry-After says when the window ends. */
+export class TooManyRequests extends HttpError {
+  constructor(readonly retryAfterSeconds: number) {
+    super(429, 'too many render requests, try again later', 'rate-limited');
+    this.name = 'TooManyRequests';
   }
 }
 

@@ -4,7 +4,7 @@
  */
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Logger } from '../logger.js';
-import type { QueueDepth } from '../queue/index.js';
+import type { EnqueueOutcome, QueueDepth } from '../queue/index.js';
 import type { RejectionReason } from './http-error.js';
 
 export interface MetricsRegistryOptions {
@@ -20,6 +20,8 @@ export function createMetricsRegistry(options: MetricsRegistryOptions = {}): Reg
 
 export type DeliveryOutcome =
   | 'enqueued'
+  | 'coalesced'
+  | 'rate-limited'
   | 'cancelled'
   | 'skipped'
   | 'ignored'
@@ -43,6 +45,8 @@ const KNOWN_EVENTS = new Set([
 export interface ServerMetrics {
   delivery(event: string, outcome: DeliveryOutcome): void;
   rejection(reason: RejectionReason): void;
+  /** What the queue made of one review request (webhook, command, API). */
+  request(outcome: EnqueueOutcome['status']): void;
 }
 
 const DEPTH_STATES = [
@@ -69,6 +73,12 @@ export function registerServerMetrics(
     labelNames: ['reason'] as const,
     registers: [registry],
   });
+  const requests = new Counter({
+    name: 'fluxlens_review_requests_total',
+    help: 'Review requests by what the queue made of them: queued, replaced, coalesced, duplicate.',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
   new Gauge({
     name: 'fluxlens_queue_depth',
     help: 'Review jobs in the queue by state, read at scrape time.',
@@ -89,5 +99,6 @@ export function registerServerMetrics(
     delivery: (event, outcome) =>
       deliveries.inc({ event: KNOWN_EVENTS.has(event) ? event : 'other', outcome }),
     rejection: (reason) => rejections.inc({ reason }),
+    request: (outcome) => requests.inc({ outcome }),
   };
 }

@@ -65,7 +65,7 @@ export interface ServerDeps {
   metrics?: Registry;
   /** Called off the request path for PRs we skip. */
   skipCheck?: (info: SkipInfo) => Promise<void>;
-  /** Called off the request path for a comment command we accepted. */
+  /** Called off the request path for a comment command that made a review job. */
   react?: (info: ReactInfo) => Promise<void>;
   /** How long a webhook body may take to arrive before it is refused and its connection closed. */
   bodyTimeoutMs?: number;
@@ -75,6 +75,17 @@ export interface ServerDeps {
   commandBots?: string[];
   /** Our own login on GitHub once known (`slug[bot]` or the token's user): never a command author. */
   ownLogin?: () => string | undefined;
+  /** Requests per minute; an absent field is no limit. */
+  rateLimits?: RateLimits;
+}
+
+export interface RateLimits {
+  /** Re-render API calls per API token. */
+  apiRendersPerToken?: number;
+  /** Re-render API calls per repository owner (one App installation per owner). */
+  apiRendersPerOwner?: number;
+  /** `/fluxlens render` commands per App installation (per owner without an App). */
+  commandsPerInstallation?: number;
 }
 
 /** The inputs of the event rules besides the event itself. */

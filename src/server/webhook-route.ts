@@ -7,7 +7,8 @@
  */
 import type { Readable } from 'node:stream';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { HttpError } from './http-error.js';
+import { admit, enqueueJobs, madeJob } from './enqueue-jobs.js';
+import { HttpError, TooManyRequests } from './http-error.js';
 import { jobForEvent } from './job-for-event.js';
 import type { DeliveryOutcome } from './metrics.js';
 import { type ServerContext, guarded } from './server-context.js';
@@ -239,20 +240,8 @@ async function perform(delivery: Delivery, decision: Work): Promise<Outcome> {
   const { ctx, log, deliveryId } = delivery;
   const { deps, background } = ctx;
   switch (decision.action) {
-    case 'enqueue': {
-      const jobs = [];
-      for (const job of decision.jobs) {
-        const result = await guarded(() => deps.queue.enqueue(job));
-        log.info({ ...job.pull, reason: job.reason, ...result }, 'review job enqueued');
-        jobs.push(result);
-      }
-      const react = decision.react;
-      if (react !== undefined && deps.react !== undefined) {
-        const call = deps.react;
-        background.run('react', log, () => call(react));
-      }
-      return { outcome: 'enqueued', status: 202, body: { status: 'enqueued', jobs } };
-    }
+    case 'enqueue':
+      return enqueueDelivery(delivery, decision);
     case 'cancel':
       await guarded(() => deps.queue.cancel(decision.pull));
       log.info({ ...decision.pull }, 'review cancelled, pull request closed');
@@ -273,6 +262,40 @@ async function perform(delivery: Delivery, decision: Work): Promise<Outcome> {
       };
     }
   }
+}
+
+/**
+ * A command counts against its installation's limit before anything else; only a command
+ * that made a job is acknowledged, so a flood of them costs one reaction per job.
+ */
+async function enqueueDelivery(
+  delivery: Delivery,
+  decision: Extract<Work, { action: 'enqueue' }>,
+): Promise<Outcome> {
+  const { ctx, log } = delivery;
+  const react = decision.react;
+  if (react !== undefined) {
+    const installation = react.installationId ?? react.pull.owner.toLowerCase();
+    try {
+      await admit(ctx, [
+        [`commands:${installation}`, ctx.deps.rateLimits?.commandsPerInstallation],
+      ]);
+    } catch (err) {
+      if (!(err instanceof TooManyRequests)) throw err;
+      log.info({ ...react.pull }, 'command over its installation limit, ignored');
+      const body = { status: 'ignored', reason: 'rate limited' };
+      return { outcome: 'rate-limited', status: 202, body };
+    }
+  }
+  const jobs = await enqueueJobs(ctx, log, decision.jobs);
+  const call = ctx.deps.react;
+  if (react !== undefined && call !== undefined && jobs.some(madeJob)) {
+    ctx.background.run('react', log, () => call(react));
+  }
+  if (jobs.every((job) => job.status === 'coalesced')) {
+    return { outcome: 'coalesced', status: 202, body: { status: 'coalesced', jobs } };
+  }
+  return { outcome: 'enqueued', status: 202, body: { status: 'enqueued', jobs } };
 }
 
 function decodePayload(body: string, contentType: string | undefined): unknown {

@@ -5,7 +5,9 @@
  * names that are not GitHub's, a payload whose full_name names another repository,
  * `/fluxlens render` where it is not a command (code, quotes, comments, bots, fluxlens
  * itself, an edit), the API with a wrong token, report links with a bad or expired
- * signature. Each gets its status, is counted on /metrics, and none reaches GitHub.
+ * signature. Each gets its status, is counted on /metrics, and none reaches GitHub. Then
+ * floods: `/fluxlens render` comments and re-render calls for one PR are coalesced into its
+ * waiting job, calls past the limit get 429, and another PR's review goes first.
  */
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
@@ -16,6 +18,15 @@ import { reportPath, signReportUrl } from '../../src/report-link.js';
 import { type Payload, example, set } from '../unit/server/support/github-examples.js';
 import { faultFleet } from '../support/fault-fleet.js';
 import { counter, metricsOf, ourComments, reviewed } from '../support/fault-checks.js';
+import {
+  drained,
+  enqueueOutcomes,
+  floodApi,
+  reactionsPosted,
+  renderCommand,
+  startedPulls,
+} from '../support/floods.js';
+import { wrappedKustomizeTools } from '../support/tools.js';
 import { expectNoSecretLeaks } from '../support/secret-scan.js';
 import {
   eventually,
@@ -403,4 +414,114 @@ describe.each([
       secrets: { 'the Secret value': fleet.secretValue, 'the report signing key': signingKey },
     });
   });
+});
+
+/** Reviews that take seconds, so a flood lands while the PR's first job still runs. */
+const slowBuilds = () =>
+  wrappedKustomizeTools(
+    (kustomize) => `#!/bin/sh
+if [ "$1" = build ]; then sleep 2; fi
+exec '${kustomize}' "$@"
+`,
+  );
+
+/**
+ * What a review costs on GitHub (token, pull, check run, comment, reaction) is a handful
+ * of requests; a flood's total must stay a few reviews' worth, whatever its size.
+ */
+const FLOOD_GITHUB_REQUESTS = 40;
+
+describe.each([
+  ['inline', false],
+  ['Redis', true],
+])('floods on fluxlens serve (%s)', (_mode, redis) => {
+  let world: ServiceWorld;
+  let server: ServiceProcess;
+  /** The process that runs reviews: serve itself inline, the worker with Redis. */
+  let reviewer: ServiceProcess;
+  const tools = slowBuilds();
+  const other = { owner: OWNER, repo: REPO, installation: INSTALLATION, headRef: 'feature' };
+  const accepted = (counts: Record<string, number>) =>
+    (counts['queued'] ?? 0) + (counts['replaced'] ?? 0);
+
+  beforeAll(async () => {
+    world = await startServiceWorld(fleet.files, { redis });
+    const env = {
+      FLUXLENS_WORKER_CONCURRENCY: '1',
+      FLUXLENS_API_RENDERS_PER_MINUTE: '30',
+      // Past the flood, so it shows coalescing; the unit tests cover the command limit.
+      FLUXLENS_COMMANDS_PER_MINUTE: '100',
+      FLUXLENS_TOOLS_DIR: tools.dir,
+      FLUXLENS_KUSTOMIZE_SERVER: 'off',
+    };
+    server = await world.start('serve', env);
+    reviewer = redis ? await world.start('worker', env) : server;
+    const head = world.pushHead(0);
+    expect((await world.deliver('pull_request', pullRequestPayload('opened', head))).status).toBe(
+      202,
+    );
+    await reviewed(world, head);
+  }, 180_000);
+
+  afterAll(async () => {
+    await world.close();
+    tools.remove();
+  });
+
+  it("coalesces 50 /fluxlens render comments on one PR into one running and one waiting job, and reviews another PR before the flooded PR's second job", async () => {
+    const since = world.emulator.requests().length;
+    const startsBefore = startedPulls(reviewer).length;
+    const first = await world.deliver('issue_comment', renderCommand(world));
+    expect(first.status).toBe(202);
+    await eventually(
+      () => (startedPulls(reviewer).length > startsBefore ? true : undefined),
+      'the first job to start',
+    );
+    const flood = await Promise.all(
+      Array.from({ length: 49 }, () => world.deliver('issue_comment', renderCommand(world))),
+    );
+    expect(flood.map((res) => res.status)).toEqual(flood.map(() => 202));
+    const otherHead = world.pushHead(1, PULL + 1);
+    const opened = pullRequestPayload('opened', otherHead, {
+      ...other,
+      pull: PULL + 1,
+      baseRef: 'main',
+    });
+    expect((await world.deliver('pull_request', opened)).status).toBe(202);
+    await reviewed(world, otherHead);
+    expect(await drained(world, 90_000)).toBeDefined();
+
+    const outcomes = enqueueOutcomes(server, 'comment-command');
+    expect(accepted(outcomes)).toBeLessThanOrEqual(2);
+    expect(outcomes['coalesced']).toBeGreaterThanOrEqual(48);
+    expect(accepted(outcomes) + (outcomes['coalesced'] ?? 0)).toBe(50);
+    const reactions = reactionsPosted(world, since);
+    expect(reactions).toBeGreaterThanOrEqual(1);
+    expect(reactions).toBeLessThanOrEqual(accepted(outcomes));
+    expect(startedPulls(reviewer).slice(startsBefore)).toEqual([PULL, PULL + 1, PULL]);
+    expect(world.emulator.requests().length - since).toBeLessThanOrEqual(FLOOD_GITHUB_REQUESTS);
+  }, 180_000);
+
+  it('answers re-render calls past the limit with 429 and Retry-After, and coalesces the rest', async () => {
+    const since = world.emulator.requests().length;
+    const before = enqueueOutcomes(server, 'api');
+    const answers: Response[] = [];
+    await floodApi(world, 60, 0, PULL, (res) => answers.push(res));
+    const statuses = answers.map((res) => res.status);
+    expect(statuses.filter((status) => status === 202)).toHaveLength(30);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(30);
+    for (const refused of answers.filter((res) => res.status === 429)) {
+      const wait = Number(refused.headers.get('retry-after'));
+      expect(wait).toBeGreaterThan(0);
+      expect(wait).toBeLessThanOrEqual(60);
+    }
+    expect(await drained(world, 90_000)).toBeDefined();
+    const outcomes = enqueueOutcomes(server, 'api');
+    const made = accepted(outcomes) - accepted(before);
+    expect(made).toBeGreaterThanOrEqual(1);
+    expect(made).toBeLessThanOrEqual(2);
+    expect((outcomes['coalesced'] ?? 0) - (before['coalesced'] ?? 0)).toBe(30 - made);
+    expect(reactionsPosted(world, since)).toBe(0);
+    expect(world.emulator.requests().length - since).toBeLessThanOrEqual(FLOOD_GITHUB_REQUESTS);
+  }, 180_000);
 });

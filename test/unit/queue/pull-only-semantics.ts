@@ -3,13 +3,14 @@
  * head and no base, explicit by nature. Run against every adapter by queue-semantics.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { JobInterruptedError, PermanentJobError } from '../../../src/queue/index.js';
+import { PermanentJobError } from '../../../src/queue/index.js';
 import {
   type QueueAdapter,
   gatedProcessor,
   pullOnlyJob,
   reviewJob,
   scriptedProcessor,
+  settle,
   sha,
   waitFor,
   waitForStatus,
@@ -32,60 +33,55 @@ export function describePullOnlySemantics(adapter: QueueAdapter): void {
       expect(calls).toEqual([{ job: pullOnlyJob(), attempt: 1 }]);
     });
 
-    it('replaces the waiting job, whose head then counts as covered', async () => {
+    it('is coalesced into the waiting job, which reviews the newest head', async () => {
       const { queue, startWorker } = await open();
-      const older = await queue.enqueue(reviewJob());
+      const waiting = await queue.enqueue(reviewJob());
       const render = await queue.enqueue(pullOnlyJob({ reason: 'api' }));
-      expect(render.status).toBe('replaced');
-      expect(await queue.state(older.jobId ?? '')).toMatchObject({
-        status: 'cancelled',
-        reason: `replaced by job ${render.jobId}`,
-      });
+      expect(render).toEqual({ status: 'coalesced', jobId: waiting.jobId });
       expect(await queue.enqueue(reviewJob({ reason: 'resync' }))).toEqual({
         status: 'duplicate',
-        jobId: render.jobId,
+        jobId: waiting.jobId,
       });
       expect((await queue.depth()).waiting).toBe(1);
       const { calls, processor } = scriptedProcessor([undefined]);
       await startWorker(processor);
-      await waitForStatus(queue, render.jobId ?? '', 'completed');
-      expect(calls.map((call) => call.job)).toEqual([pullOnlyJob({ reason: 'api' })]);
+      await waitForStatus(queue, waiting.jobId ?? '', 'completed');
+      expect(calls.map((call) => call.job)).toEqual([reviewJob()]);
     });
 
-    it('is replaced while waiting by another render or by a new head', async () => {
+    it('takes further renders in while waiting, and is replaced by a new head', async () => {
       const { queue } = await open();
       const first = await queue.enqueue(pullOnlyJob());
       const second = await queue.enqueue(pullOnlyJob({ deliveryId: 'delivery-3' }));
-      expect(second.status).toBe('replaced');
+      expect(second).toEqual({ status: 'coalesced', jobId: first.jobId });
       const pushed = await queue.enqueue(reviewJob({ headSha: sha('b') }));
       expect(pushed.status).toBe('replaced');
-      expect(await queue.state(first.jobId ?? '')).toMatchObject({ status: 'cancelled' });
-      expect(await queue.state(second.jobId ?? '')).toMatchObject({
+      expect(await queue.state(first.jobId ?? '')).toMatchObject({
         status: 'cancelled',
         reason: `replaced by job ${pushed.jobId}`,
       });
       expect((await queue.depth()).waiting).toBe(1);
     });
 
-    it('cancels the running job and runs the render', async () => {
+    it('lets the running job finish, then runs the render', async () => {
       const { queue, startWorker } = await open();
       const { runs, processor } = gatedProcessor();
-      await startWorker(processor);
+      await startWorker(processor, { concurrency: 2 });
       const older = await queue.enqueue(reviewJob());
       const first = await waitFor(() => runs[0], 'the first run');
       const render = await queue.enqueue(pullOnlyJob());
       expect(render.status).toBe('queued');
-      await waitFor(() => first.ctx.signal.aborted, 'the first run to be aborted');
-      expect(first.ctx.signal.reason).toBeInstanceOf(JobInterruptedError);
-      expect(await first.ctx.isCurrent()).toBe(false);
+      await settle();
+      expect(first.ctx.signal.aborted).toBe(false);
+      expect(await first.ctx.isCurrent()).toBe(true);
+      expect(runs).toHaveLength(1);
+      first.finish();
+      await waitForStatus(queue, older.jobId ?? '', 'completed');
       const second = await waitFor(() => runs[1], 'the render run');
       expect(second.job).toEqual(pullOnlyJob());
       expect(await second.ctx.isCurrent()).toBe(true);
       second.finish();
       await waitForStatus(queue, render.jobId ?? '', 'completed');
-      const cancelled = await queue.state(older.jobId ?? '');
-      expect(cancelled).toMatchObject({ status: 'cancelled', headSha: sha('a') });
-      expect(cancelled?.reason).toContain('superseded');
     });
 
     it('keeps the reviewed head as reviewed once the render completes', async () => {
@@ -103,10 +99,11 @@ export function describePullOnlySemantics(adapter: QueueAdapter): void {
       expect((await queue.enqueue(reviewJob({ headSha: sha('b') }))).status).toBe('queued');
     });
 
-    it('lets the head it replaced be queued again when the render fails', async () => {
+    it('lets the head be queued again when the job a render joined fails', async () => {
       const { queue, startWorker } = await open();
       await queue.enqueue(reviewJob());
       const render = await queue.enqueue(pullOnlyJob());
+      expect(render.status).toBe('coalesced');
       const failure = new PermanentJobError('pull request not found');
       await startWorker(scriptedProcessor([failure]).processor);
       await waitForStatus(queue, render.jobId ?? '', 'failed');

@@ -10,8 +10,10 @@ import { describePullOnlySemantics } from './pull-only-semantics.js';
 import {
   type QueueAdapter,
   gatedProcessor,
+  pullOnlyJob,
   reviewJob,
   scriptedProcessor,
+  settle,
   sha,
   waitFor,
   waitForStatus,
@@ -104,20 +106,141 @@ export function describeQueueSemantics(adapter: QueueAdapter): void {
       expect(runs).toHaveLength(2);
     });
 
-    it('cancels a running job for the same head when a re-render is explicit', async () => {
+    it('lets the running job for the same head finish before an explicit re-render runs', async () => {
       const { queue, startWorker } = await open();
       const { runs, processor } = gatedProcessor();
-      await startWorker(processor);
-      await queue.enqueue(reviewJob());
+      await startWorker(processor, { concurrency: 2 });
+      const reviewed = await queue.enqueue(reviewJob());
       const first = await waitFor(() => runs[0], 'the first run');
       const rerender = await queue.enqueue(
         reviewJob({ reason: 'comment-command', explicit: true }),
       );
-      await waitFor(() => first.ctx.signal.aborted, 'the first run to be aborted');
+      expect(rerender.status).toBe('queued');
+      await settle();
+      expect(first.ctx.signal.aborted).toBe(false);
+      expect(await first.ctx.isCurrent()).toBe(true);
+      expect(runs).toHaveLength(1);
+      first.finish();
+      await waitForStatus(queue, reviewed.jobId ?? '', 'completed');
       const second = await waitFor(() => runs[1], 'the re-render run');
       second.finish();
       await waitForStatus(queue, rerender.jobId ?? '', 'completed');
       expect(second.job.reason).toBe('comment-command');
+    });
+
+    it('cancels the running job and replaces the waiting one when the base branch changes', async () => {
+      const { queue, startWorker } = await open();
+      const { runs, processor } = gatedProcessor();
+      await startWorker(processor, { concurrency: 2 });
+      await queue.enqueue(reviewJob());
+      const first = await waitFor(() => runs[0], 'the first run');
+      const waiting = await queue.enqueue(pullOnlyJob());
+      const rebased = reviewJob({ baseRef: 'release', reason: 'base-changed', explicit: true });
+      const outcome = await queue.enqueue(rebased);
+      expect(outcome.status).toBe('replaced');
+      await waitForStatus(queue, waiting.jobId ?? '', 'cancelled');
+      await waitFor(() => first.ctx.signal.aborted, 'the run on the old base to be aborted');
+      const second = await waitFor(() => runs[1], 'the run on the new base');
+      expect(second.job.baseRef).toBe('release');
+      second.finish();
+      await waitForStatus(queue, outcome.jobId ?? '', 'completed');
+    });
+
+    it('keeps a flood of renders on one PR to one running and one waiting job', async () => {
+      const { queue, startWorker } = await open();
+      const { runs, processor } = gatedProcessor();
+      await startWorker(processor, { concurrency: 3 });
+      const first = await queue.enqueue(pullOnlyJob());
+      const run = await waitFor(() => runs[0], 'the first run');
+      const outcomes = [];
+      for (let i = 0; i < 50; i += 1) {
+        outcomes.push(await queue.enqueue(pullOnlyJob({ deliveryId: `flood-${i}` })));
+      }
+      const waiting = outcomes[0];
+      expect(waiting?.status).toBe('queued');
+      expect(outcomes.slice(1)).toEqual(
+        Array.from({ length: 49 }, () => ({ status: 'coalesced', jobId: waiting?.jobId })),
+      );
+      await settle();
+      expect(runs).toHaveLength(1);
+      expect(await queue.depth()).toMatchObject({ active: 1 });
+      run.finish();
+      await waitForStatus(queue, first.jobId ?? '', 'completed');
+      const second = await waitFor(() => runs[1], 'the coalesced run');
+      second.finish();
+      await waitForStatus(queue, waiting?.jobId ?? '', 'completed');
+      expect(runs).toHaveLength(2);
+    });
+
+    it('drops the retry of a failed job when a newer job of its PR waits', async () => {
+      const { queue, startWorker } = await open();
+      const { runs, processor } = gatedProcessor();
+      await startWorker(processor, { concurrency: 2 });
+      const failing = await queue.enqueue(reviewJob());
+      const first = await waitFor(() => runs[0], 'the first run');
+      const render = await queue.enqueue(pullOnlyJob());
+      first.finish(new Error('registry timed out'));
+      const dropped = await waitForStatus(queue, failing.jobId ?? '', 'cancelled');
+      expect(dropped.reason).toBe(`superseded by job ${render.jobId}`);
+      const second = await waitFor(() => runs[1], 'the waiting render');
+      expect(second.job).toEqual(pullOnlyJob());
+      second.finish();
+      await waitForStatus(queue, render.jobId ?? '', 'completed');
+      expect(runs).toHaveLength(2);
+    });
+
+    it("starts another PR's job before the flooding PR's second job", async () => {
+      const { queue, startWorker } = await open();
+      const { runs, processor } = gatedProcessor();
+      await startWorker(processor, { concurrency: 1 });
+      await queue.enqueue(pullOnlyJob());
+      const run = await waitFor(() => runs[0], 'the first run');
+      for (let i = 0; i < 20; i += 1) {
+        await queue.enqueue(pullOnlyJob({ deliveryId: `flood-${i}` }));
+      }
+      const otherPull = { ...reviewJob().pull, pullNumber: 43 };
+      await queue.enqueue(reviewJob({ pull: otherPull }));
+      run.finish();
+      const next = await waitFor(() => runs[1], 'the next run');
+      expect(next.job.pull).toEqual(otherPull);
+      next.finish();
+      const last = await waitFor(() => runs[2], 'the flooding PR again');
+      expect(last.job.pull).toEqual(reviewJob().pull);
+      last.finish();
+    });
+
+    it('runs the jobs of a quiet repository before the backlog of a busy one', async () => {
+      const { queue, startWorker } = await open();
+      const busy = (n: number) => ({ owner: 'acme', repo: 'busy', pullNumber: n });
+      for (let n = 1; n <= 6; n += 1) await queue.enqueue(reviewJob({ pull: busy(n) }));
+      const quiet = { owner: 'other', repo: 'quiet', pullNumber: 1 };
+      await queue.enqueue(reviewJob({ pull: quiet }));
+      const { calls, processor } = scriptedProcessor([undefined]);
+      await startWorker(processor, { concurrency: 1 });
+      await waitFor(() => calls.length === 7, 'every job to run');
+      const order = calls.map((call) => call.job.pull);
+      expect(order.findIndex((pull) => pull.repo === 'quiet')).toBeLessThanOrEqual(1);
+    });
+
+    it('counts calls against a bucket and refuses those past the limit until its window ends', async () => {
+      const { queue, secondQueue } = await open();
+      const other = await secondQueue();
+      const limit = { count: 3, windowSeconds: 60 };
+      const answers = [];
+      for (const q of [queue, other, queue, other, queue])
+        answers.push(await q.admit('api:token-a', limit));
+      expect(answers.slice(0, 3)).toEqual([
+        { admitted: true },
+        { admitted: true },
+        { admitted: true },
+      ]);
+      for (const refused of answers.slice(3)) {
+        expect(refused.admitted).toBe(false);
+        const wait = refused.admitted ? 0 : refused.retryAfterSeconds;
+        expect(wait).toBeGreaterThan(0);
+        expect(wait).toBeLessThanOrEqual(60);
+      }
+      expect(await queue.admit('api:token-b', limit)).toEqual({ admitted: true });
     });
 
     it('drops the waiting job when the pull request closes and reviews it again on reopen', async () => {

@@ -94,6 +94,14 @@ export async function waitFor<T>(
   }
 }
 
+/**
+ * Gives a worker the time to pick up a job it should not start: longer than the Redis
+ * adapter's recheck of a job held back behind its PR's running job.
+ */
+export function settle(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 1_500));
+}
+
 export async function waitForStatus(queue: JobQueue, jobId: string, status: JobStatus) {
   return waitFor(async () => {
     const state = await queue.state(jobId);

@@ -30,7 +30,7 @@ describe('re-render API', () => {
     const { app, queue } = start();
     const res = await requestRender(auth);
     expect(res.statusCode).toBe(202);
-    expect(res.json()).toEqual({ status: 'queued', jobId: 'job-1' });
+    expect(res.json()).toEqual({ status: 'queued', jobId: 'job-1', coalesced: false });
     expect(queue.enqueued).toEqual([
       { pull: PULL, reason: 'api', explicit: true, requestedAt: '2024-05-01T12:00:00.000Z' },
     ]);

@@ -4,6 +4,7 @@
  * call fail the way an unreachable Redis does, `enqueueFailures` only the next enqueues.
  */
 import type {
+  Admission,
   DeliveryLedger,
   EnqueueOutcome,
   JobQueue,
@@ -22,6 +23,19 @@ export class FakeQueue implements JobQueue {
   down = false;
   /** How many of the next enqueue calls fail as if Redis dropped the connection. */
   enqueueFailures = 0;
+  /** Buckets the server counted calls against, in order. */
+  readonly admissions: string[] = [];
+  /** When set, every admission is refused with this Retry-After. */
+  refuseAfterSeconds: number | undefined;
+
+  async admit(bucket: string): Promise<Admission> {
+    this.failWhenDown();
+    this.admissions.push(bucket);
+    const retryAfterSeconds = this.refuseAfterSeconds;
+    return retryAfterSeconds === undefined
+      ? { admitted: true }
+      : { admitted: false, retryAfterSeconds };
+  }
 
   async enqueue(job: ReviewJob): Promise<EnqueueOutcome> {
     this.failWhenDown();
