@@ -3,8 +3,9 @@
 #   docker build -t fluxlens --build-arg VERSION=0.1.0 --build-arg REVISION="$(git rev-parse HEAD)" .
 #   --build-arg WITH_FLUX_LOCAL=true   adds the flux-local engine (flux-local and the flux CLI)
 #   --secret id=ca-certificates,src=/etc/ssl/certs/ca-certificates.crt
-#        behind a TLS-intercepting proxy: the CA bundle npm, curl, Go and pip trust while
-#        building (it replaces the image's own; it is mounted per step, never stored in a layer)
+#        behind a TLS-intercepting proxy: a whole CA bundle that npm, curl, Go and pip trust
+#        while building (curl, Go and pip instead of the image's own); mounted only for the
+#        steps that download, never stored in a layer
 # scripts/image-smoke builds it with buildah and runs the service from it end to end.
 # It runs with a read-only root file system, writing only to its cache volume and /tmp:
 #   docker run --read-only --tmpfs /tmp -v fluxlens-cache:/var/cache/fluxlens -p 8080:8080 ... fluxlens
