@@ -26,6 +26,7 @@ import {
 import { IMAGE_TEST_LABEL, podmanRun, testImage } from '../support/image.js';
 import { projectRoot } from '../support/paths.js';
 import { startRedis } from '../support/redis.js';
+import { eventually } from '../support/service.js';
 
 interface Run {
   code: number | null;
@@ -224,7 +225,7 @@ describe('fluxlens serve and fluxlens worker from the image, on Redis', () => {
     await runCleanup(cleanup);
   }, 60_000);
 
-  it('completes a failed check run for the dangerous pull request, written by the worker', () => {
+  it('completes a failed check run for the dangerous pull request, written by the worker', async () => {
     expect(review.run.name).toBe(EXAMPLE_CHECK_RUN);
     expect(review.run.head_sha).toBe(world.headSha);
     expect(review.run.conclusion).toBe('failure');
@@ -233,7 +234,9 @@ describe('fluxlens serve and fluxlens worker from the image, on Redis', () => {
     );
     const creates = world.emulator.requests('POST', '/repos/example/home-cluster/check-runs');
     expect(creates.map((r) => (r.body as { status?: string }).status)).toContain('in_progress');
-    expect(world.worker?.output()).toContain('"job completed"');
+    // The worker logs the job after publishing it and storing its result.
+    const done = () => (world.worker?.output().includes('"job completed"') ? true : undefined);
+    expect(await eventually(done, "the worker's job completed", 30_000)).toBe(true);
   });
 
   it('comments on the pull request with the verdict and the data-loss finding', () => {
