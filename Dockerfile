@@ -2,6 +2,11 @@
 # The fluxlens service image (BuildKit; the tools stage downloads release archives):
 #   docker build -t fluxlens --build-arg VERSION=0.1.0 --build-arg REVISION="$(git rev-parse HEAD)" .
 #   --build-arg WITH_FLUX_LOCAL=true   adds the flux-local engine (flux-local and the flux CLI)
+#   --secret id=ca-certificates,src=/etc/ssl/certs/ca-certificates.crt
+#        behind a TLS-intercepting proxy: a whole CA bundle that npm, curl, Go and pip trust
+#        while building (curl, Go and pip instead of the image's own); mounted only for the
+#        steps that download, never stored in a layer
+# scripts/image-smoke builds it with buildah and runs the service from it end to end.
 # It runs with a read-only root file system, writing only to its cache volume and /tmp:
 #   docker run --read-only --tmpfs /tmp -v fluxlens-cache:/var/cache/fluxlens -p 8080:8080 ... fluxlens
 #
@@ -9,7 +14,7 @@
 # pinned in scripts/tool-versions.sh, which scripts/install-tools (development, CI) reads too.
 
 # Debian trixie: its python3 (3.13) runs flux-local 7.11, which needs Python >= 3.12.
-ARG NODE_IMAGE=node:20-trixie-slim
+ARG NODE_IMAGE=node:24-trixie-slim
 # Only its Go toolchain is used: it builds kustomize-server (tools/kustomize-server), which has no
 # release archive, from the sources and go.sum in this repository.
 ARG GO_IMAGE=golang:1.26-trixie
@@ -24,7 +29,11 @@ COPY package.json package-lock.json ./
 # --ignore-scripts: `prepare` would compile before the sources are copied, and no dependency
 # needs its install script (msgpackr-extract ships prebuilt binaries; msgpackr falls back to JS).
 RUN --mount=type=cache,target=/root/.npm \
-    npm ci --ignore-scripts --no-audit --no-fund
+    --mount=type=secret,id=ca-certificates \
+    if [ -f /run/secrets/ca-certificates ]; then \
+      export NODE_EXTRA_CA_CERTS=/run/secrets/ca-certificates; \
+    fi \
+ && npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json rolldown.config.js ./
 COPY schema ./schema
 COPY workers ./workers
@@ -44,13 +53,20 @@ COPY --from=go /usr/local/go /usr/local/go
 COPY scripts/tool-versions.sh scripts/tool-installers.sh scripts/install-tools scripts/install-image-tools \
      /src/scripts/
 COPY tools/kustomize-server /src/tools/kustomize-server
-# Release archives checked against the SHA-256 in tool-versions.sh; kustomize-server built with
-# Go through the module proxy, its modules pinned by its go.sum; with flux-local, Debian's
-# python3 and git (its probe imports GitPython) and a virtualenv from PyPI.
+# Release archives checked against the SHA-256 in tool-versions.sh (or, where they cannot be
+# downloaded, the same versions built through the Go module proxy); kustomize-server built with
+# Go, its modules pinned by its go.sum; with flux-local, Debian's python3, a virtualenv from PyPI
+# and git (its probe imports GitPython). No git otherwise: nothing here needs it, and the runtime
+# stage installs its own.
 RUN --mount=type=cache,target=/root/.cache/pip \
     --mount=type=cache,target=/root/.cache/go-build \
     --mount=type=cache,target=/root/go/pkg/mod \
-    if [ "$WITH_FLUX_LOCAL" = true ]; then set -- --with-flux-local; fi \
+    --mount=type=secret,id=ca-certificates \
+    if [ -f /run/secrets/ca-certificates ]; then \
+      export SSL_CERT_FILE=/run/secrets/ca-certificates CURL_CA_BUNDLE=/run/secrets/ca-certificates \
+             PIP_CERT=/run/secrets/ca-certificates GIT_SSL_CAINFO=/run/secrets/ca-certificates; \
+    fi \
+ && if [ "$WITH_FLUX_LOCAL" = true ]; then set -- --with-flux-local; fi \
  && bash /src/scripts/install-image-tools "$@" /opt/fluxlens/tools
 
 # --- runtime -------------------------------------------------------------------------------------

@@ -23,6 +23,15 @@ export default defineConfig({
           hookTimeout: 300_000,
         },
       },
+      // The built service image (FLUXLENS_TEST_IMAGE); only scripts/image-smoke runs it.
+      {
+        test: {
+          name: 'image',
+          include: ['test/image/**/*.test.ts'],
+          testTimeout: 300_000,
+          hookTimeout: 300_000,
+        },
+      },
     ],
   },
 });

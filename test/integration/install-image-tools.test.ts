@@ -1,7 +1,8 @@
 /**
  * scripts/install-image-tools as CI runs it on the host: no release downloads (--from-source),
  * the pinned tools already built in the developer tools directory. It copies them into a fresh
- * PREFIX and leaves kustomize, helm and git there that run at the pinned versions. Tests never
+ * PREFIX and leaves kustomize and helm there that run at the pinned versions; git is the
+ * runtime's (--check requires it, an install without flux-local neither needs nor installs it). Tests never
  * reach GitHub or get.helm.sh, where the image build downloads from; a curl that serves other
  * bytes shows that a download is checked against the pinned SHA-256 before it is used.
  */
@@ -92,6 +93,13 @@ describe('scripts/install-image-tools on a host with the tools built', () => {
     expect(kustomize.stdout.trim()).toBe(pinned.kustomize);
     expect(helm.stdout.trim().split('+')[0]).toBe(pinned.helm);
     expect(git.stdout).toMatch(/^git version \d/);
+  });
+
+  it('leaves git to the runtime: the install neither checks nor installs it, --check requires it', async () => {
+    expect(first.stdout).not.toMatch(/^(ok|missing|apt) +git\b/m);
+    const check = await run('bash', [script, '--check', prefix]);
+    expect(check.code, check.stdout).toBe(0);
+    expect(check.stdout).toMatch(/^ok {2}git \(git version \d/m);
   });
 
   it('finds them in place on a second run and copies nothing', async () => {

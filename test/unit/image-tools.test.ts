@@ -32,6 +32,14 @@ const instructions = (text: string): string[] =>
     .split('\n')
     .map((line) => line.trim());
 
+/** The instructions of one stage, from its FROM to the next. */
+function stageOf(name: string): string {
+  const start = dockerfile.search(new RegExp(`^FROM \\S+ AS ${name}$`, 'm'));
+  if (start < 0) throw new Error(`no stage ${name} in the Dockerfile`);
+  const next = dockerfile.slice(start + 1).search(/^FROM /m);
+  return next < 0 ? dockerfile.slice(start) : dockerfile.slice(start, start + 1 + next);
+}
+
 /** Sources named by the Dockerfile's COPY and bind mounts from the build context. */
 function contextSources(text: string): string[] {
   const sources: string[] = [];
@@ -122,6 +130,43 @@ describe('the Dockerfile', () => {
       'ENTRYPOINT ["/usr/bin/tini", "--", "node", "/app/bin/fluxlens.js"]',
     );
     expect(dockerfile).toMatch(/^CMD \["serve"\]$/m);
+  });
+
+  it('runs on Node 24 (the LTS line) on Debian trixie, kustomize-server built with Go 1.26', () => {
+    expect(dockerfile).toMatch(/^ARG NODE_IMAGE=node:24-trixie-slim$/m);
+    expect(dockerfile).toMatch(/^ARG GO_IMAGE=golang:1\.26-trixie$/m);
+    expect(dockerfile.match(/^FROM .*$/gm)).toEqual([
+      'FROM ${GO_IMAGE} AS go',
+      'FROM ${NODE_IMAGE} AS build',
+      'FROM ${NODE_IMAGE} AS tools',
+      'FROM ${NODE_IMAGE} AS runtime',
+    ]);
+  });
+
+  it('installs git only where it ships, in the runtime stage', () => {
+    const aptInstalls = (stage: string) =>
+      instructions(stageOf(stage)).filter((line) => line.includes('apt-get install'));
+    expect(aptInstalls('tools').join('\n')).not.toMatch(/\bgit\b/);
+    expect(aptInstalls('runtime').join('\n')).toMatch(/ git /);
+    // install-image-tools installs git only for flux-local's probe (it imports GitPython).
+    const script = read('scripts/install-image-tools');
+    const installsGit = script.split('\n').filter((line) => /apt_get .*\bgit\b/.test(line));
+    expect(installsGit).toEqual(['  check_git >/dev/null || apt_get git']);
+    expect(script).toContain('if ((WITH_FLUX_LOCAL)); then\n  check_git >/dev/null || apt_get git');
+  });
+
+  it('hands the CA bundle to the downloading steps as a build secret, never into a layer', () => {
+    const secret = '--mount=type=secret,id=ca-certificates';
+    const runs = instructions(dockerfile).filter((line) => line.startsWith('RUN '));
+    const downloading = runs.filter(
+      (run) => run.includes('npm ci') || run.includes('bash /src/scripts/install-image-tools'),
+    );
+    expect(downloading).toHaveLength(2);
+    for (const run of downloading) expect(run).toContain(secret);
+    const persistent = instructions(dockerfile).filter((line) => /^(ENV|COPY|ADD|ARG) /.test(line));
+    expect(
+      persistent.filter((line) => /secrets|ca-certificates\.crt|CA_CERT|SSL_CERT/.test(line)),
+    ).toEqual([]);
   });
 
   it('labels the image as Apache-2.0 with its source, version and revision', () => {
