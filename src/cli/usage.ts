@@ -65,10 +65,11 @@ fluxlens action
   INPUT_TOKEN, INPUT_COMMENT_AUTHOR, INPUT_WORKING_DIRECTORY, INPUT_PATHS, INPUT_FAIL_ON,
   INPUT_ENGINE and INPUT_COMMENT.
 
-Exit codes: render: 0 rendered (failed producers are listed in the output), 2 usage or
-setup error. diff: 0 done, 1 a finding reaches --fail-on, 2 usage, setup or other error.
-action: as diff (a comment the token may not write is a warning, not an error).
-serve, worker: 0 stopped, 2 invalid configuration.
+Exit codes: render: 0 rendered (failed producers are listed in the output), 1 an
+unexpected failure, 2 usage or setup error. diff: 0 done, 1 a finding reaches --fail-on,
+2 usage, setup or other error. action: as diff (a comment the token may not write is a
+warning, not an error). serve, worker: 0 stopped, 1 an unexpected failure, 2 invalid
+configuration.
 `;
 
 /**
