@@ -12,15 +12,12 @@
  * `node --import tsx bench/hostile-bodies.ts --help`; exits 1 when a target is missed, 2
  * when the run itself fails.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
-import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
-import { availableParallelism, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
+import { availableParallelism } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type ParseArgsConfig, parseArgs } from 'node:util';
-import { createTestAppKey, startGitHubEmulator } from '../test/support/github-emulator.js';
+import { benchFlags, reportMissed, runBench, spawnServe } from './support/harness.js';
 
 const OPTIONS = {
   scenario: ['bad,stalled,stalled-small', 'comma-separated: bad, stalled, stalled-small'],
@@ -32,94 +29,35 @@ const OPTIONS = {
   'stalled-wait': ['60', 'seconds to wait for the server to close the stalled bodies'],
   'body-timeout': [undefined, "the server's FLUXLENS_WEBHOOK_BODY_TIMEOUT_SECONDS"],
 } satisfies Record<string, [string | undefined, string]>;
-const options: NonNullable<ParseArgsConfig['options']> = { help: { type: 'boolean' } };
-for (const [name, [value]] of Object.entries(OPTIONS)) {
-  options[name] = { type: 'string', ...(value === undefined ? {} : { default: value }) };
-}
-const { values } = parseArgs({ options });
-const flag = (name: keyof typeof OPTIONS): string => {
-  const value = values[name];
-  return typeof value === 'string' ? value : '';
-};
-const USAGE = Object.entries(OPTIONS).reduce(
-  (text, [name, [value, doc]]) =>
-    `${text}\n  --${name.padEnd(22)} ${doc}${value ? ` (${value})` : ''}`,
+const { help, flag, usage } = benchFlags(
+  OPTIONS,
   'node --import tsx bench/hostile-bodies.ts [options]',
 );
 
-const ROOT = resolve(import.meta.dirname, '..');
 const MIB = 1024 * 1024;
 const TARGET_RISE_MIB = 50;
 
-const cleanups: (() => unknown)[] = [];
-async function cleanUp(): Promise<void> {
-  for (const step of cleanups.splice(0).reverse()) {
-    await Promise.resolve()
-      .then(step)
-      .catch(() => undefined);
-  }
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((done) => server.close(done));
-  return port;
-}
-
-async function stopProcess(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((done) => child.once('exit', done));
-  child.kill('SIGKILL');
-  await exited;
-}
-
-/** A fresh `fluxlens serve` without Redis; its pid and port. */
+/** A fresh `fluxlens serve` without Redis, up and settled. */
 async function startServer(secret: string) {
-  const work = mkdtempSync(join(tmpdir(), 'fluxlens-bench-bodies-'));
-  cleanups.push(() => rmSync(work, { recursive: true, force: true }));
-  const key = createTestAppKey();
-  const emulator = await startGitHubEmulator({
-    app: { id: 1001, slug: 'fluxlens-bench', publicKey: key.publicKey },
-  });
-  cleanups.push(() => emulator.close());
-  emulator.allow('GET', '/app');
-  const port = await freePort();
-  const logPath = join(work, 'serve.log');
-  const logFd = openSync(logPath, 'w');
-  const entry = join(ROOT, 'test/support/fluxlens-process.ts');
   const timeout = flag('body-timeout');
-  const child = spawn(process.execPath, ['--import', 'tsx', entry, 'serve'], {
-    cwd: ROOT,
-    stdio: ['ignore', logFd, logFd],
+  const serve = await spawnServe({
+    name: 'fluxlens-bench-bodies-',
+    secret,
     env: {
-      PATH: process.env['PATH'] ?? '',
-      HOME: process.env['HOME'] ?? work,
-      FLUXLENS_PORT: String(port),
-      FLUXLENS_HOST: '127.0.0.1',
-      FLUXLENS_WEBHOOK_SECRET: secret,
-      FLUXLENS_GITHUB_APP_ID: '1001',
-      FLUXLENS_GITHUB_PRIVATE_KEY: key.privateKey,
-      FLUXLENS_GITHUB_API_URL: emulator.apiUrl,
-      FLUXLENS_CACHE_DIR: join(work, 'cache'),
       FLUXLENS_LOG_LEVEL: 'warn',
       ...(timeout === '' ? {} : { FLUXLENS_WEBHOOK_BODY_TIMEOUT_SECONDS: timeout }),
     },
   });
-  closeSync(logFd);
-  const stop = () => stopProcess(child);
-  cleanups.push(stop);
   for (const deadline = Date.now() + 60_000; ; await sleep(100)) {
-    const up = await fetch(`http://127.0.0.1:${port}/healthz`)
+    const up = await fetch(`http://127.0.0.1:${serve.port}/healthz`)
       .then((r) => r.ok)
       .catch(() => false);
     if (up) break;
-    if (Date.now() > deadline) throw new Error(`serve did not start:\n${readFileSync(logPath)}`);
+    if (Date.now() > deadline) throw new Error(`serve did not start:\n${serve.log()}`);
   }
   // Let startup settle (credentials check, first GC) before the baseline is taken.
   await sleep(2000);
-  return { pid: child.pid ?? 0, port, stop };
+  return serve;
 }
 
 const rssOf = (pid: number) =>
@@ -277,7 +215,7 @@ function report(s: Scenario, waitMs: number): string[] {
 }
 
 async function main(): Promise<number> {
-  if (values['help'] === true) return (console.log(USAGE), 0);
+  if (help) return (console.log(usage), 0);
   const scenarios = flag('scenario').split(',');
   console.log(`hostile bodies: node ${process.version}, ${availableParallelism()} cores`);
   const missed: string[] = [];
@@ -301,19 +239,7 @@ async function main(): Promise<number> {
     );
   }
   if (scenarios.includes('stalled-small')) await stalled(200 * 1024, 100 * 1024);
-  for (const m of missed) console.log(`MISSED: ${m}`);
-  if (missed.length === 0) console.log('all targets met');
-  return missed.length === 0 ? 0 : 1;
+  return reportMissed(missed);
 }
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => void cleanUp().finally(() => process.exit(130)));
-}
-try {
-  process.exitCode = await main();
-} catch (err) {
-  console.error(err);
-  process.exitCode = 2;
-} finally {
-  await cleanUp();
-}
+await runBench(main);

@@ -7,21 +7,18 @@
  * `node --import tsx bench/intake.ts --help`; exits 1 when a target is missed, 2 when the
  * run itself fails. bench/README.md explains the figures.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { createServer, type AddressInfo } from 'node:net';
-import { availableParallelism, loadavg, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { availableParallelism, loadavg } from 'node:os';
+import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { createRedisQueue, ReviewJobSchema } from '../src/queue/index.js';
-import { createTestAppKey, startGitHubEmulator } from '../test/support/github-emulator.js';
 import { deleteKeys, startRedis } from '../test/support/redis.js';
 import { example, set, signBody } from '../test/unit/server/support/github-examples.js';
+import { benchFlags, onCleanUp, reportMissed, runBench, spawnServe } from './support/harness.js';
 
 /** Every option: its default (undefined: off) and what it sets. */
 const OPTIONS = {
@@ -35,23 +32,9 @@ const OPTIONS = {
   'log-level': ['info', "the server's FLUXLENS_LOG_LEVEL, as deployed"],
   'cpu-prof': [undefined, "directory for the server's V8 CPU profile"],
 } satisfies Record<string, [string | undefined, string]>;
-const options: NonNullable<ParseArgsConfig['options']> = { help: { type: 'boolean' } };
-for (const [name, [value]] of Object.entries(OPTIONS)) {
-  options[name] = { type: 'string', ...(value === undefined ? {} : { default: value }) };
-}
-const { values } = parseArgs({ options });
-const flag = (name: keyof typeof OPTIONS) => {
-  const value = values[name];
-  return typeof value === 'string' ? value : undefined;
-};
-const USAGE = Object.entries(OPTIONS).reduce(
-  (text, [name, [value, doc]]) =>
-    `${text}\n  --${name.padEnd(18)} ${doc}${value ? ` (${value})` : ''}`,
-  'node --import tsx bench/intake.ts [options]',
-);
+const { help, flag, usage } = benchFlags(OPTIONS, 'node --import tsx bench/intake.ts [options]');
 
-const ROOT = resolve(import.meta.dirname, '..');
-const [OWNER, REPO, APP_ID, INSTALLATION] = ['home-ops', 'fleet', 1001, 4242] as const;
+const [OWNER, REPO, INSTALLATION] = ['home-ops', 'fleet', 4242] as const;
 const TARGET = { perSecond: 1000, p99Ms: 50 };
 /** The BullMQ queue `fluxlens serve` fills: createRedisQueue's default name. */
 const QUEUE_NAME = 'reviews';
@@ -188,16 +171,6 @@ async function load(port: number, secret: string, deliveries: Planned[], concurr
   return tally;
 }
 
-/** What was started, undone in reverse order on every exit path; one failing step skips none. */
-const cleanups: (() => unknown)[] = [];
-async function cleanUp(): Promise<void> {
-  for (const step of cleanups.splice(0).reverse()) {
-    await Promise.resolve()
-      .then(step)
-      .catch(() => undefined);
-  }
-}
-
 async function until(what: string, probe: () => Promise<boolean> | boolean, log: () => string) {
   for (const deadline = Date.now() + 60_000; !(await probe()); ) {
     if (Date.now() > deadline) throw new Error(`${what} timed out; server log:\n${log()}`);
@@ -205,64 +178,27 @@ async function until(what: string, probe: () => Promise<boolean> | boolean, log:
   }
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((done) => server.close(done));
-  return port;
-}
-
-async function stopProcess(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((done) => child.once('exit', done));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-  await exited;
-  clearTimeout(timer);
-}
-
 /** redis-server, the GitHub emulator (it answers the startup check) and `fluxlens serve`. */
 async function startWorld(prefix: string, secret: string) {
-  const work = mkdtempSync(join(tmpdir(), 'fluxlens-bench-intake-'));
-  cleanups.push(() => rmSync(work, { recursive: true, force: true }));
   const redis = await startRedis();
-  cleanups.push(() => redis.stop());
+  onCleanUp(() => redis.stop());
   // A server of FLUXLENS_TEST_REDIS_URL outlives the run: leave it as it was.
-  if (!redis.canRestart) cleanups.push(() => deleteKeys(redis.url, prefix));
-  const key = createTestAppKey();
-  const app = { id: APP_ID, slug: 'fluxlens-bench', publicKey: key.publicKey };
-  const emulator = await startGitHubEmulator({ app });
-  cleanups.push(() => emulator.close());
-  emulator.seedInstallation({ id: INSTALLATION, repositories: [`${OWNER}/${REPO}`] });
-  emulator.allow('GET', '/app');
-  const port = await freePort();
-  const logPath = join(work, 'serve.log');
-  const logFd = openSync(logPath, 'w');
+  if (!redis.canRestart) onCleanUp(() => deleteKeys(redis.url, prefix));
   const cpuProf = flag('cpu-prof');
-  const node = cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${resolve(cpuProf)}`] : [];
-  const entry = join(ROOT, 'test/support/fluxlens-process.ts');
-  const child = spawn(process.execPath, [...node, '--import', 'tsx', entry, 'serve'], {
-    cwd: ROOT,
-    stdio: ['ignore', logFd, logFd],
+  const serve = await spawnServe({
+    name: 'fluxlens-bench-intake-',
+    secret,
     env: {
-      PATH: process.env['PATH'] ?? '',
-      HOME: process.env['HOME'] ?? work,
-      FLUXLENS_PORT: String(port),
-      FLUXLENS_HOST: '127.0.0.1',
-      FLUXLENS_WEBHOOK_SECRET: secret,
-      FLUXLENS_GITHUB_APP_ID: String(APP_ID),
-      FLUXLENS_GITHUB_PRIVATE_KEY: key.privateKey,
-      FLUXLENS_GITHUB_API_URL: emulator.apiUrl,
-      FLUXLENS_CACHE_DIR: join(work, 'cache'),
       FLUXLENS_REDIS_URL: redis.url,
       FLUXLENS_REDIS_PREFIX: prefix,
       FLUXLENS_LOG_LEVEL: flag('log-level'),
     },
+    nodeFlags: cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${resolve(cpuProf)}`] : [],
+    installation: { id: INSTALLATION, repositories: [`${OWNER}/${REPO}`] },
+    graceMs: 10_000,
   });
-  closeSync(logFd);
-  cleanups.push(() => stopProcess(child));
-  const log = () => readFileSync(logPath, 'utf8').slice(-4000);
+  const { emulator, port } = serve;
+  const log = () => serve.log().slice(-4000);
   const ready = () =>
     fetch(`http://127.0.0.1:${port}/readyz`)
       .then((r) => r.ok)
@@ -270,7 +206,7 @@ async function startWorld(prefix: string, secret: string) {
   await until('fluxlens serve readiness', ready, log);
   const checked = () => emulator.requests('GET', '/app').some((r) => r.status === 200);
   await until('the startup credentials check', checked, log);
-  return { redisUrl: redis.url, emulator, port, pid: child.pid ?? 0 };
+  return { redisUrl: redis.url, emulator, port, pid: serve.pid };
 }
 
 /**
@@ -317,7 +253,7 @@ async function measure(n: number, concurrency: number, shares: number[]) {
   const secret = randomUUID();
   const world = await startWorld(prefix, secret);
   const redis = new Redis(world.redisUrl);
-  cleanups.push(() => redis.disconnect());
+  onCleanUp(() => redis.disconnect());
   const warmup = plan(Number(flag('warmup')), [0, 0], 1_000_000);
   const measured = plan(n, shares, 1);
   await load(world.port, secret, warmup, concurrency);
@@ -401,31 +337,19 @@ function report(m: Awaited<ReturnType<typeof measure>>): string[] {
 }
 
 async function main(): Promise<number> {
-  if (values['help'] === true) return (console.log(USAGE), 0);
+  if (help) return (console.log(usage), 0);
   const numbers = (['deliveries', 'concurrency', 'rate', 'warmup', 'seed'] as const).map(flag);
-  if (numbers.some((v) => !/^\d+$/.test(v ?? '')) || Number(flag('concurrency')) < 1) {
-    throw new Error(`counts, rate and seed are whole numbers, concurrency at least 1\n${USAGE}`);
+  if (numbers.some((v) => !/^\d+$/.test(v)) || Number(flag('concurrency')) < 1) {
+    throw new Error(`counts, rate and seed are whole numbers, concurrency at least 1\n${usage}`);
   }
   const shares = [flag('redelivery-share'), flag('repeat-share')].map(Number);
   if (!shares.every((share) => share >= 0 && share <= 0.4)) {
-    throw new Error(`each share is a fraction from 0 to 0.4\n${USAGE}`);
+    throw new Error(`each share is a fraction from 0 to 0.4\n${usage}`);
   }
   const missed = report(
     await measure(Number(flag('deliveries')), Number(flag('concurrency')), shares),
   );
-  for (const m of missed) console.log(`MISSED: ${m}`);
-  if (missed.length === 0) console.log('all targets met');
-  return missed.length === 0 ? 0 : 1;
+  return reportMissed(missed);
 }
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => void cleanUp().finally(() => process.exit(130)));
-}
-try {
-  process.exitCode = await main();
-} catch (err) {
-  console.error(err);
-  process.exitCode = 2;
-} finally {
-  await cleanUp();
-}
+await runBench(main);
