@@ -20,15 +20,13 @@ import {
   reactionsPosted,
 } from '../test/support/floods.js';
 import {
-  INSTALLATION,
-  OWNER,
   PULL,
-  REPO,
   pullRequestPayload,
   sleep,
   startServiceWorld,
   type ServiceProcess,
   type ServiceWorld,
+  worldPull,
 } from '../test/support/service.js';
 
 const OPTIONS = {
@@ -68,20 +66,14 @@ interface FloodFigures {
   drainedMs: number | undefined;
 }
 
-const target = (pull: number) => ({
-  owner: OWNER,
-  repo: REPO,
-  pull,
-  installation: INSTALLATION,
-  headRef: 'feature',
-  baseRef: 'main',
-});
-
 /** From the PR's `opened` delivery to its completed check run. */
 async function timeToCheck(world: ServiceWorld, pull: number, head: number): Promise<number> {
   const sha = world.pushHead(head, pull);
   const started = performance.now();
-  const res = await world.deliver('pull_request', pullRequestPayload('opened', sha, target(pull)));
+  const res = await world.deliver(
+    'pull_request',
+    pullRequestPayload('opened', sha, worldPull(pull)),
+  );
   if (res.status !== 202) throw new Error(`the opened delivery got ${res.status}`);
   await reviewed(world, sha, 900_000);
   return performance.now() - started;

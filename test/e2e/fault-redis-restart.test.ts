@@ -18,15 +18,12 @@ import {
 import { expectNoSecretLeaks } from '../support/secret-scan.js';
 import {
   eventually,
-  INSTALLATION,
-  OWNER,
   PULL,
-  REPO,
   pullRequestPayload,
   startServiceWorld,
-  type PullTarget,
   type ServiceProcess,
   type ServiceWorld,
+  worldPull,
 } from '../support/service.js';
 
 const fleet = faultFleet();
@@ -36,15 +33,6 @@ const PULLS = [PULL, PULL + 1, PULL + 2, PULL + 3];
 /** GitHub marks a delivery failed when no answer came in 10 s. */
 const GITHUB_WAITS_MS = 10_000;
 const MISSED_DELIVERY = 'delivered-while-redis-was-down';
-
-const target = (pull: number): PullTarget => ({
-  owner: OWNER,
-  repo: REPO,
-  pull,
-  installation: INSTALLATION,
-  headRef: 'feature',
-  baseRef: 'main',
-});
 
 describe('Redis restarted while reviews are queued and running', () => {
   let world: ServiceWorld;
@@ -72,7 +60,7 @@ describe('Redis restarted while reviews are queued and running', () => {
       heads.set(pull, head);
       const response = await world.deliver(
         'pull_request',
-        pullRequestPayload('opened', head, target(pull)),
+        pullRequestPayload('opened', head, worldPull(pull)),
       );
       expect(response.status).toBe(202);
       const [jobId] = await jobIdsOf(response);
@@ -80,7 +68,7 @@ describe('Redis restarted while reviews are queued and running', () => {
       if (i === 0) await held.arrived;
     }
     const missed = PULLS[3] ?? 0;
-    const missedPayload = (head: string) => pullRequestPayload('opened', head, target(missed));
+    const missedPayload = (head: string) => pullRequestPayload('opened', head, worldPull(missed));
     let duringOutage: { webhook: number; readyz: number } | undefined;
     await world.redis.restart(async () => {
       // The PR opened while Redis is down: its delivery fails, in time for GitHub to hear.

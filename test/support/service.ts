@@ -312,20 +312,21 @@ export interface PullTarget {
   baseRef: string;
 }
 
-const WORLD_PULL: PullTarget = {
+/** PR `pull` of the world's repository, from its `feature` branch into `main`. */
+export const worldPull = (pull = PULL): PullTarget => ({
   owner: OWNER,
   repo: REPO,
-  pull: PULL,
+  pull,
   installation: INSTALLATION,
   headRef: 'feature',
   baseRef: 'main',
-};
+});
 
 /** GitHub's pull_request example, made about one repository, PR and head. */
 export function pullRequestPayload(
   action: string,
   headSha: string,
-  target: PullTarget = WORLD_PULL,
+  target: PullTarget = worldPull(),
 ): Payload {
   const payload = example('pull_request', action);
   set(payload, 'number', target.pull);
