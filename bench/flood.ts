@@ -9,7 +9,6 @@
  * run itself fails. bench/README.md explains the figures.
  */
 import { performance } from 'node:perf_hooks';
-import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { logLines, reviewed } from '../test/support/fault-checks.js';
 import { faultFleet } from '../test/support/fault-fleet.js';
 import {
@@ -28,6 +27,7 @@ import {
   type ServiceWorld,
   worldPull,
 } from '../test/support/service.js';
+import { benchFlags } from './support/harness.js';
 
 const OPTIONS = {
   mode: ['redis', 'redis (serve + one worker) or inline (serve alone)'],
@@ -40,17 +40,8 @@ const OPTIONS = {
   concurrency: ['2', 'reviews at once (FLUXLENS_WORKER_CONCURRENCY, the default)'],
   'rate-limits': ['on', 'off lifts the command and API limits, to measure coalescing alone'],
 } as const;
-type Option = keyof typeof OPTIONS;
-const options: NonNullable<ParseArgsConfig['options']> = { help: { type: 'boolean' } };
-for (const [name, [value]] of Object.entries(OPTIONS)) {
-  options[name] = { type: 'string', default: value };
-}
-const { values } = parseArgs({ options });
-const flag = (name: Option): string => {
-  const value = values[name];
-  return typeof value === 'string' ? value : '';
-};
-const num = (name: Option): number => Number(flag(name));
+const { help, flag, usage } = benchFlags(OPTIONS, 'node --import tsx bench/flood.ts [options]');
+const num = (name: keyof typeof OPTIONS): number => Number(flag(name));
 const TARGET_RATIO = 2;
 
 interface FloodFigures {
@@ -135,13 +126,7 @@ async function flood(
 }
 
 async function main(): Promise<number> {
-  if (values.help === true) {
-    const lines = Object.entries(OPTIONS).map(
-      ([n, [v, doc]]) => `  --${n.padEnd(17)} ${doc} (${v})`,
-    );
-    console.log(['node --import tsx bench/flood.ts [options]', ...lines].join('\n'));
-    return 0;
-  }
+  if (help) return (console.log(usage), 0);
   const redis = flag('mode') === 'redis';
   const fleet = faultFleet();
   const world = await startServiceWorld(fleet.files, { redis, heads: 4 });
