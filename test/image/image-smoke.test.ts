@@ -7,7 +7,7 @@
  * (GitHub's own webhook payload, signed; the repository over git smart HTTP), judged by what
  * the GitHub emulator recorded.
  */
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,27 +26,11 @@ import {
 import { IMAGE_TEST_LABEL, podmanRun, testImage } from '../support/image.js';
 import { projectRoot } from '../support/paths.js';
 import { startRedis } from '../support/redis.js';
+import { runFile } from '../support/run-file.js';
 import { eventually } from '../support/service.js';
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function run(file: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(
-      file,
-      args,
-      { cwd: projectRoot, env, maxBuffer: 64 * 1024 * 1024 },
-      (err, stdout, stderr) => {
-        const code = err === null ? 0 : typeof err.code === 'number' ? err.code : null;
-        resolve({ code, stdout, stderr });
-      },
-    );
-  });
-}
+const run = (file: string, args: string[], env: NodeJS.ProcessEnv = process.env) =>
+  runFile(file, args, { env, maxBuffer: 64 * 1024 * 1024 });
 
 const image = testImage();
 const inImage = (options: string[], args: string[]) =>

@@ -4,18 +4,12 @@
  * signed webhook) and is judged by what it prints. The example's policy fails on danger and
  * its pull request has danger findings, so the check run fails and the comment says DANGER.
  */
-import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../support/paths.js';
-
-interface ScriptRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+import { runFile, type FileRun } from '../support/run-file.js';
 
 /** The script reinstalls node_modules when it is older than the lock file; never under a test. */
 function refuseToReinstall(): void {
@@ -26,24 +20,10 @@ function refuseToReinstall(): void {
   }
 }
 
-function runExample(env: NodeJS.ProcessEnv): Promise<ScriptRun> {
-  return new Promise((resolve) => {
-    execFile(
-      'bash',
-      [join(projectRoot, 'scripts/example-service')],
-      { cwd: projectRoot, env, maxBuffer: 16 * 1024 * 1024 },
-      (err, stdout, stderr) => {
-        const code = err === null ? 0 : typeof err.code === 'number' ? err.code : null;
-        resolve({ code, stdout, stderr });
-      },
-    );
-  });
-}
-
 describe('npm run example:service', () => {
   let work: string;
   let scratch: string;
-  let run: ScriptRun;
+  let run: FileRun;
 
   beforeAll(async () => {
     refuseToReinstall();
@@ -51,7 +31,10 @@ describe('npm run example:service', () => {
     // The script's own TMPDIR: whatever it leaves behind shows up here.
     scratch = join(work, 'tmp');
     mkdirSync(scratch);
-    run = await runExample({ ...process.env, TMPDIR: scratch });
+    run = await runFile('bash', [join(projectRoot, 'scripts/example-service')], {
+      env: { ...process.env, TMPDIR: scratch },
+      maxBuffer: 16 * 1024 * 1024,
+    });
   }, 300_000);
 
   afterAll(() => {

@@ -6,47 +6,32 @@
  * reach GitHub or get.helm.sh, where the image build downloads from; a curl that serves other
  * bytes shows that a download is checked against the pinned SHA-256 before it is used.
  */
-import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../support/paths.js';
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function run(file: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(file, args, { cwd: projectRoot, env }, (err, stdout, stderr) => {
-      const code = err === null ? 0 : typeof err.code === 'number' ? err.code : null;
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+import { runFile, type FileRun } from '../support/run-file.js';
 
 const script = join(projectRoot, 'scripts/install-image-tools');
 
 describe('scripts/install-image-tools on a host with the tools built', () => {
   let work: string;
   let prefix: string;
-  let first: Run;
+  let first: FileRun;
   let pinned: { kustomize: string; helm: string };
 
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), 'fluxlens-image-tools-test-'));
     prefix = join(work, 'prefix');
     // The versions as the scripts see them: by sourcing the shared file.
-    const versions = await run('bash', [
+    const versions = await runFile('bash', [
       '-c',
       'source scripts/tool-versions.sh && echo "$KUSTOMIZE_VERSION $HELM_VERSION"',
     ]);
     const [kustomize = '', helm = ''] = versions.stdout.trim().split(' ');
     pinned = { kustomize, helm };
-    first = await run('bash', [script, '--from-source', prefix]);
+    first = await runFile('bash', [script, '--from-source', prefix]);
     // Minutes only when the developer tools directory lacks them (scripts/test installs them first).
   }, 900_000);
 
@@ -66,11 +51,11 @@ describe('scripts/install-image-tools on a host with the tools built', () => {
   });
 
   it('leaves a kustomize-server stamped with the digest of tools/kustomize-server', async () => {
-    const digest = await run('bash', [
+    const digest = await runFile('bash', [
       '-c',
       'cd tools/kustomize-server && find . -type f \\( -name "*.go" -o -name go.mod -o -name go.sum \\) | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -c1-16',
     ]);
-    const version = await run(join(prefix, 'bin', 'kustomize-server'), ['--version']);
+    const version = await runFile(join(prefix, 'bin', 'kustomize-server'), ['--version']);
     expect(digest.stdout.trim()).toMatch(/^[0-9a-f]{16}$/);
     expect(version.stdout).toMatch(
       new RegExp(`^kustomize-server ${digest.stdout.trim()} \\(kustomize ${pinned.kustomize},`),
@@ -85,9 +70,9 @@ describe('scripts/install-image-tools on a host with the tools built', () => {
       HELM_CONFIG_HOME: join(work, 'helm', 'config'),
       HELM_DATA_HOME: join(work, 'helm', 'data'),
     };
-    const kustomize = await run(join(prefix, 'bin', 'kustomize'), ['version'], env);
-    const helm = await run(join(prefix, 'bin', 'helm'), ['version', '--short'], env);
-    const git = await run('git', ['--version'], env);
+    const kustomize = await runFile(join(prefix, 'bin', 'kustomize'), ['version'], { env });
+    const helm = await runFile(join(prefix, 'bin', 'helm'), ['version', '--short'], { env });
+    const git = await runFile('git', ['--version'], { env });
 
     expect(pinned.kustomize).toMatch(/^v\d+\.\d+\.\d+$/);
     expect(kustomize.stdout.trim()).toBe(pinned.kustomize);
@@ -97,13 +82,13 @@ describe('scripts/install-image-tools on a host with the tools built', () => {
 
   it('leaves git to the runtime: the install neither checks nor installs it, --check requires it', async () => {
     expect(first.stdout).not.toMatch(/^(ok|missing|apt) +git\b/m);
-    const check = await run('bash', [script, '--check', prefix]);
+    const check = await runFile('bash', [script, '--check', prefix]);
     expect(check.code, check.stdout).toBe(0);
     expect(check.stdout).toMatch(/^ok {2}git \(git version \d/m);
   });
 
   it('finds them in place on a second run and copies nothing', async () => {
-    const second = await run('bash', [script, '--from-source', prefix]);
+    const second = await runFile('bash', [script, '--from-source', prefix]);
     expect(second.code).toBe(0);
     expect(second.stdout).toMatch(/^ok {2}kustomize \(already in /m);
     expect(second.stdout).toMatch(/^ok {2}helm \(already in /m);
@@ -122,7 +107,7 @@ describe('scripts/install-image-tools on a host with the tools built', () => {
     );
     const tampered = join(work, 'tampered');
     const env = { ...process.env, PATH: `${fakeBin}:${process.env['PATH'] ?? ''}` };
-    const result = await run('bash', [script, tampered], env);
+    const result = await runFile('bash', [script, tampered], { env });
 
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(
@@ -132,7 +117,7 @@ describe('scripts/install-image-tools on a host with the tools built', () => {
   });
 
   it('--check fails on a PREFIX without the tools, naming what is missing', async () => {
-    const empty = await run('bash', [script, '--check', join(work, 'empty')]);
+    const empty = await runFile('bash', [script, '--check', join(work, 'empty')]);
     expect(empty.code).toBe(1);
     expect(empty.stdout).toMatch(/^missing kustomize /m);
     expect(empty.stdout).toMatch(/^missing helm /m);
