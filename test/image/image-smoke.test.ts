@@ -7,11 +7,11 @@
  * (GitHub's own webhook payload, signed; the repository over git smart HTTP), judged by what
  * the GitHub emulator recorded.
  */
-import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildExampleRepository, EXAMPLE } from '../../scripts/pictures/example-review.js';
 import { COMMENT_MARKER } from '../../src/review/index.js';
 import {
   EXAMPLE_BOT,
@@ -35,34 +35,6 @@ const run = (file: string, args: string[], env: NodeJS.ProcessEnv = process.env)
 const image = testImage();
 const inImage = (options: string[], args: string[]) =>
   run('podman', [...podmanRun(options), image, ...args]);
-
-/** examples/home-cluster on main and its pull request's branch, as scripts/example builds them. */
-function exampleRepository(dir: string): void {
-  cpSync(join(projectRoot, 'examples/home-cluster'), dir, { recursive: true });
-  const env = {
-    PATH: process.env['PATH'] ?? '',
-    HOME: dir,
-    GIT_CONFIG_NOSYSTEM: '1',
-    GIT_CONFIG_GLOBAL: '/dev/null',
-    GIT_AUTHOR_NAME: 'Sam Base',
-    GIT_AUTHOR_EMAIL: 'sam@example.org',
-    GIT_COMMITTER_NAME: 'Sam Base',
-    GIT_COMMITTER_EMAIL: 'sam@example.org',
-    GIT_AUTHOR_DATE: '2025-01-06T09:00:00Z',
-    GIT_COMMITTER_DATE: '2025-01-07T18:30:00Z',
-  };
-  const git = (...args: string[]) => execFileSync('git', ['-C', dir, ...args], { env });
-  git('init', '--quiet', '--initial-branch=main');
-  git('add', '--all');
-  git('commit', '--quiet', '--message', 'home cluster: podinfo, redis, whoami, ingress-nginx');
-  git('checkout', '--quiet', '-b', 'podinfo-public');
-  git(
-    'am',
-    '--quiet',
-    '--committer-date-is-author-date',
-    join(projectRoot, 'examples/home-cluster-pr.patch'),
-  );
-}
 
 /** The PEM blocks of a bundle, whitespace-normalised. */
 function certificates(bundle: string): string[] {
@@ -187,15 +159,14 @@ describe('fluxlens serve and fluxlens worker from the image, on Redis', () => {
   let review: ExampleReview;
 
   beforeAll(async () => {
-    const repoDir = join(work, 'service', 'home-cluster');
-    exampleRepository(repoDir);
+    const repoDir = buildExampleRepository(join(work, 'service'));
     const redis = await startRedis();
     cleanup.push(() => redis.stop());
     world = await startExampleWorld(
       {
         repoDir,
-        base: 'main',
-        head: 'podinfo-public',
+        base: EXAMPLE.base,
+        head: EXAMPLE.head,
         entry: join(projectRoot, 'test/support/fluxlens-image-process.ts'),
         redisUrl: redis.url,
       },
