@@ -5,10 +5,9 @@
  * weakens the deployment is reported rule by rule.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments, parseDocument, stringify, type Document } from 'yaml';
 import { z } from 'zod';
 import { ENV_VARIABLES, SECRET_FILE_VARIABLES, loadServiceConfig } from '../../src/config.js';
@@ -34,17 +33,12 @@ import {
   type TestRepo,
   yamlStream,
 } from '../support/repo.js';
+import { scratchDirs } from '../support/scratch-dirs.js';
 
 /** The URL of deploy/flux/source.yaml: a scratch repository with it as its URL is that source. */
 const REPO_URL = 'https://github.com/fluxlens/fluxlens';
 
-const scratch: string[] = [];
-const tempDir = (prefix: string): string => {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  scratch.push(dir);
-  return dir;
-};
-afterAll(() => scratch.forEach((d) => rmSync(d, { recursive: true, force: true })));
+const { tempDir, removeAfterAll } = scratchDirs();
 
 /** The registries file that the Secret of secret.example.yaml holds, written to a file. */
 function exampleRegistriesFile(): string {
@@ -69,7 +63,7 @@ describe('fluxlens render on deploy/', () => {
    */
   beforeAll(async () => {
     const tree = makeRepo({});
-    scratch.push(tree.dir);
+    removeAfterAll(tree.dir);
     copyDeploy(tree.dir);
     for (const folder of folders) {
       const entry = `clusters/${folder.replaceAll('/', '-')}`;
@@ -307,7 +301,7 @@ describe('fluxlens diff on a pull request that adds or changes deploy/', () => {
    */
   beforeAll(() => {
     repo = makeRepo({ 'README.md': 'fleet\n' }, { git: true });
-    scratch.push(repo.dir);
+    removeAfterAll(repo.dir);
     repo.commit('base');
     git(repo.dir, 'checkout', '-q', '-b', 'add-deploy');
     copyDeploy(repo.dir);

@@ -7,17 +7,8 @@
  * the pods build; the egress docs/security.md describes is the egress the policies allow.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import {
-  chmodSync,
-  cpSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { chmodSync, cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -34,15 +25,10 @@ import {
   workloads,
 } from '../support/deploy.js';
 import { projectRoot } from '../support/paths.js';
+import { scratchDirs } from '../support/scratch-dirs.js';
 import { findTool } from '../support/tools.js';
 
-const scratch: string[] = [];
-const tempDir = (prefix: string): string => {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  scratch.push(dir);
-  return dir;
-};
-afterAll(() => scratch.forEach((d) => rmSync(d, { recursive: true, force: true })));
+const { tempDir } = scratchDirs();
 
 const ObjectSchema = z.looseObject({
   apiVersion: z.string(),
