@@ -8,7 +8,6 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { dirname, join, relative } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,6 +25,7 @@ import {
 } from '../support/deploy.js';
 import { projectRoot } from '../support/paths.js';
 import { scratchDirs } from '../support/scratch-dirs.js';
+import { freePort } from '../support/service.js';
 import { findTool } from '../support/tools.js';
 
 const { tempDir } = scratchDirs();
@@ -300,14 +300,6 @@ describe('the Secret fluxlens, as documented and as mounted', () => {
     expect(invocations.some((args) => args.startsWith('create\nnamespace\nfluxlens\n'))).toBe(true);
   });
 });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 const RedisConfigMap = z.object({ data: z.object({ 'redis.conf': z.string() }) });
 
