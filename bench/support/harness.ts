@@ -1,6 +1,6 @@
 /**
- * What the benchmarks that start their own processes share: flags from a table, cleanup on
- * every exit path, the exit code (0 targets met, 1 missed, 2 failed) and `fluxlens serve`.
+ * What the benchmarks share: flags and --help from one table, cleanup on every exit path, the
+ * exit code (0 targets met, 1 missed, 2 failed), and a `fluxlens serve` started for a run.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
