@@ -1,7 +1,8 @@
 /**
  * The one table of error codes fluxlens throws, and `classify`, which every boundary uses to
  * decide what an error means: the CLI (exit code), the worker (retry, give up, or report)
- * and the HTTP error handler (status). Callers branch on `code`, never on message text.
+ * and the HTTP error handler (status, from `HTTP_STATUS`). Callers branch on `code`, never
+ * on message text.
  */
 
 /** What the caller can do about an error. */
@@ -16,6 +17,17 @@ export type ErrorClass =
   | 'cancelled'
   /** A bug or an unexpected tool failure. */
   | 'internal';
+
+/** The HTTP status each class answers with: one row per class, as the handler sends it. */
+export const HTTP_STATUS = {
+  usage: 400,
+  /** Not the caller's fault, and not permanent: the operator fixes it, then the same call works. */
+  setup: 503,
+  transient: 503,
+  /** The work the request asked for was stopped by a newer one, a closed PR or shutdown. */
+  cancelled: 409,
+  internal: 500,
+} as const satisfies Record<ErrorClass, number>;
 
 export const ERROR_CODES = {
   /** Bad command-line flags or API input. */
