@@ -1,11 +1,12 @@
 /**
  * The one place errors become HTTP responses. Deliberate refusals (HttpError) keep their
- * status and message; framework 4xx keep their status with a generic message; anything
- * else is a 500 that says nothing about internals and is logged with its cause.
+ * status and message; framework 4xx keep their status with a generic message; any other
+ * error answers the status of its class in the error table (`classify`): a usage error
+ * says what was wrong, the rest say nothing about internals and are logged with their cause.
  */
 import { STATUS_CODES } from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import { UsageError } from '../errors.js';
+import { type ErrorClass, HTTP_STATUS, classify, errorMessage } from '../errors.js';
 import { HttpError, TooManyRequests } from './http-error.js';
 import type { ServerMetrics } from './metrics.js';
 
@@ -24,18 +25,29 @@ export function installErrorHandler(app: FastifyInstance, metrics: ServerMetrics
       if (err.rejection === 'bad-token') void reply.header('www-authenticate', 'Bearer');
       return reply.code(err.statusCode).send({ error: err.message });
     }
-    if (err instanceof UsageError) return reply.code(400).send({ error: err.message });
     const status = clientErrorStatus(err);
     if (status !== undefined) {
       if (status === 413) metrics.rejection('oversized');
       request.log.info({ statusCode: status }, 'request refused');
-      return reply
-        .code(status)
-        .send({ error: (STATUS_CODES[status] ?? 'bad request').toLowerCase() });
+      return reply.code(status).send({ error: genericMessage(status) });
     }
-    request.log.error({ err }, 'request failed');
-    return reply.code(500).send({ error: 'internal error' });
+    const kind = classify(err);
+    const code = HTTP_STATUS[kind];
+    if (code >= 500) request.log.error({ err, kind }, 'request failed');
+    else request.log.info({ statusCode: code, kind, reason: errorMessage(err) }, 'request refused');
+    if (code === 503) void reply.header('retry-after', '30');
+    return reply.code(code).send({ error: publicMessage(err, kind, code) });
   });
+}
+
+/** Only a usage error's message is for the caller; the others may name internals. */
+function publicMessage(err: unknown, kind: ErrorClass, status: number): string {
+  if (kind === 'usage') return errorMessage(err);
+  return status === 500 ? 'internal error' : genericMessage(status);
+}
+
+function genericMessage(status: number): string {
+  return (STATUS_CODES[status] ?? 'bad request').toLowerCase();
 }
 
 /** The 4xx of a framework error (bad body, oversized, unsupported type, validation). */
