@@ -1,7 +1,8 @@
 /**
- * Why a mirror fetch failed, as data the worker can act on: `transient` failures (network,
- * a 5xx from the git server, a timeout, a busy mirror) are worth a retry; the others
- * (no such repository or ref, a rejected token) fail the same way every time.
+ * Why a mirror fetch failed, as data the worker can act on through its code: failures that
+ * classify as transient (network, a 5xx from the git server, a timeout, a busy mirror) are
+ * worth a retry; the others (no such repository or ref, a rejected token) fail the same
+ * way every time.
  */
 import { FluxlensError, type ErrorCode } from '../errors.js';
 import { ToolError } from '../tool-runner.js';
@@ -17,24 +18,21 @@ export type MirrorFailure =
   /** Another fetch of the same mirror held its lock for longer than we wait. */
   | 'busy';
 
-const FAILURES: Record<MirrorFailure, { transient: boolean; code: ErrorCode }> = {
-  auth: { transient: false, code: 'setup' },
-  'not-found': { transient: false, code: 'usage' },
-  unavailable: { transient: true, code: 'remote-unavailable' },
-  timeout: { transient: true, code: 'tool-timeout' },
-  busy: { transient: true, code: 'remote-unavailable' },
+const CODES: Record<MirrorFailure, ErrorCode> = {
+  auth: 'setup',
+  'not-found': 'usage',
+  unavailable: 'remote-unavailable',
+  timeout: 'tool-timeout',
+  busy: 'remote-unavailable',
 };
 
 export class MirrorError extends FluxlensError {
-  readonly transient: boolean;
-
   constructor(
     readonly reason: MirrorFailure,
     message: string,
   ) {
-    super(FAILURES[reason].code, message);
+    super(CODES[reason], message);
     this.name = 'MirrorError';
-    this.transient = FAILURES[reason].transient;
   }
 }
 

@@ -3,7 +3,7 @@
  * installation (auth-app caches each installation's token until shortly before it
  * expires), and our own identity looked up once. Options are plain data from config.
  */
-import { SetupError } from '../errors.js';
+import { SetupError, classify } from '../errors.js';
 import {
   DEFAULT_RETRY,
   buildOctokit,
@@ -136,7 +136,7 @@ export function createGitHubClient(options: GitHubClientOptions): GitHubClient {
       return { kind: 'login', login: await fetchLogin() };
     } catch (err) {
       const error = toGitHubError(err, secrets);
-      if (auth.kind === 'token' && error.status === 403 && !error.transient) {
+      if (auth.kind === 'token' && error.status === 403 && classify(error) !== 'transient') {
         return { kind: 'app-installation' };
       }
       throw error;

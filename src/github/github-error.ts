@@ -1,7 +1,7 @@
 /**
- * The one error github/ throws: what GitHub answered (status), and whether trying again
- * later can help (`transient`), so the worker decides retry or give up without reading
- * messages. Messages name the request and GitHub's reason, never a credential.
+ * The one error github/ throws: what GitHub answered (status), and a code saying whether
+ * trying again later can help, so the worker decides retry or give up with classify(),
+ * without reading messages. Messages name the request and GitHub's reason, never a credential.
  */
 import { z } from 'zod';
 import { FluxlensError, type ErrorCode } from '../errors.js';
@@ -15,19 +15,17 @@ function codeOf(status: number | undefined, transient: boolean): ErrorCode {
 export class GitHubError extends FluxlensError {
   /** GitHub's HTTP status; undefined when no answer came (network, timeout). */
   readonly status: number | undefined;
-  /** 5xx, 429, rate limits and network failures: the same request may work later. */
-  readonly transient: boolean;
   /** How long GitHub asked us to wait, when it said. */
   readonly retryAfterSeconds: number | undefined;
 
   constructor(
     message: string,
+    /** `transient`: 5xx, 429, rate limits and network failures, the same request may work later. */
     details: { status?: number; transient: boolean; retryAfterSeconds?: number },
   ) {
     super(codeOf(details.status, details.transient), message);
     this.name = 'GitHubError';
     this.status = details.status;
-    this.transient = details.transient;
     this.retryAfterSeconds = details.retryAfterSeconds;
   }
 }

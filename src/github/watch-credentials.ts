@@ -4,7 +4,7 @@
  * a key that cannot sign) marks them rejected; a network failure, a 5xx or a rate limit
  * says nothing about them and keeps the last answer.
  */
-import { errorMessage } from '../errors.js';
+import { classify, errorMessage } from '../errors.js';
 import type { GitHubLogger } from './build-octokit.js';
 import type { GitHubClient } from './create-github-client.js';
 import { toGitHubError } from './github-error.js';
@@ -96,6 +96,9 @@ async function ask(github: GitHubClient): Promise<Outcome> {
     return { kind: 'accepted', login: await github.verifyCredentials() };
   } catch (err) {
     const error = toGitHubError(err);
-    return { kind: error.transient ? 'failed' : 'rejected', reason: errorMessage(error) };
+    return {
+      kind: classify(error) === 'transient' ? 'failed' : 'rejected',
+      reason: errorMessage(error),
+    };
   }
 }

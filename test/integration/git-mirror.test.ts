@@ -18,7 +18,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CancelledError, UsageError } from '../../src/errors.js';
+import { CancelledError, classify, UsageError } from '../../src/errors.js';
 import { mergeBase } from '../../src/git/merge-base.js';
 import { MirrorError } from '../../src/git/mirror-error.js';
 import { ensureMirror, mirrorDir, type MirrorRequest } from '../../src/git/mirror.js';
@@ -219,15 +219,36 @@ describe('ensureMirror with an installation token', () => {
   });
 
   it.each([
-    { case: 'a rejected token', change: { token: 'ghs_wrong' }, reason: 'auth' },
-    { case: 'no token for a private repository', change: { token: undefined }, reason: 'auth' },
-    { case: 'a repository that does not exist', change: { repo: 'gone' }, reason: 'not-found' },
-    { case: 'a PR without refs/pull/N/head', change: { pullNumber: 99 }, reason: 'not-found' },
-    { case: 'a base branch that does not exist', change: { baseRef: 'gone' }, reason: 'not-found' },
-  ])('fails permanently on $case', async ({ change, reason }) => {
+    { case: 'a rejected token', change: { token: 'ghs_wrong' }, reason: 'auth', kind: 'setup' },
+    {
+      case: 'no token for a private repository',
+      change: { token: undefined },
+      reason: 'auth',
+      kind: 'setup',
+    },
+    {
+      case: 'a repository that does not exist',
+      change: { repo: 'gone' },
+      reason: 'not-found',
+      kind: 'usage',
+    },
+    {
+      case: 'a PR without refs/pull/N/head',
+      change: { pullNumber: 99 },
+      reason: 'not-found',
+      kind: 'usage',
+    },
+    {
+      case: 'a base branch that does not exist',
+      change: { baseRef: 'gone' },
+      reason: 'not-found',
+      kind: 'usage',
+    },
+  ])('fails permanently on $case', async ({ change, reason, kind }) => {
     const err = await failure(ensureMirror(runner, request(change)));
     expect(err).toBeInstanceOf(MirrorError);
-    expect(err).toMatchObject({ transient: false, reason });
+    expect(err).toMatchObject({ reason });
+    expect(classify(err)).toBe(kind);
     expect((err as Error).message).not.toContain('ghs_');
   });
 
@@ -235,14 +256,15 @@ describe('ensureMirror with an installation token', () => {
     server.failNext(1, { status: 502 });
     const err = await failure(ensureMirror(runner, request()));
     expect(err).toBeInstanceOf(MirrorError);
-    expect(err).toMatchObject({ transient: true, reason: 'unavailable' });
+    expect(err).toMatchObject({ reason: 'unavailable' });
+    expect(classify(err)).toBe('transient');
     expect((await ensureMirror(runner, request())).headSha).toBe(shas.head);
   });
   it('fails transiently when the git server stops answering', async () => {
     server.holdNext();
     const err = await failure(ensureMirror(runner, request({ timeoutMs: 2000 })));
     expect(err).toBeInstanceOf(MirrorError);
-    expect(err).toMatchObject({ transient: true });
+    expect(classify(err)).toBe('transient');
     expect(existsSync(`${mirrorDir(cacheDir, 'acme', 'fleet')}.lock`)).toBe(false);
   });
 });

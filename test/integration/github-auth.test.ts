@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { classify } from '../../src/errors.js';
 import { GitHubError } from '../../src/github/index.js';
 import { createTestAppKey } from '../support/github-emulator.js';
 import {
@@ -68,7 +69,7 @@ describe('GitHub App credentials', () => {
     const err = await rejection(fixture.client.verifyCredentials());
 
     expect(err.status).toBe(401);
-    expect(err.transient).toBe(false);
+    expect(classify(err)).toBe('setup');
     expect(err.message).toMatch(/GitHub rejected the App 4242 and its private key/);
     const printed = `${inspect(err)} ${JSON.stringify(err)}`;
     for (const line of otherKey.split('\n').filter((l) => l.length > 20)) {
@@ -81,7 +82,7 @@ describe('GitHub App credentials', () => {
 
     expect(() => fixture?.client.forInstallation()).toThrow(GitHubError);
     const err = await rejection(fixture.client.installationToken());
-    expect(err.transient).toBe(false);
+    expect(classify(err)).toBe('usage');
   });
 
   it('talks to GitHub Enterprise Server under its /api/v3 prefix', async () => {
@@ -153,7 +154,8 @@ describe('personal access token', () => {
     );
 
     expect(verify.message).toMatch(/GitHub rejected the token/);
-    expect(read).toMatchObject({ status: 401, transient: false });
+    expect(read).toMatchObject({ status: 401 });
+    expect(classify(read)).toBe('setup');
     expect(read.message).toMatch(/GET \/repos\/acme\/gitops\/pulls\/7 answered 401/);
     for (const err of [verify, read]) {
       expect(`${inspect(err)} ${JSON.stringify(err)}`).not.toContain(wrong);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { classify } from '../../src/errors.js';
 import { GitHubError, type CheckRunAnnotation } from '../../src/github/index.js';
 import {
   HEAD_SHA,
@@ -152,7 +153,8 @@ describe('ensureCheckRun', () => {
       .catch((e: unknown) => e);
 
     expect(err).toBeInstanceOf(GitHubError);
-    expect(err).toMatchObject({ status: 422, transient: false });
+    expect(err).toMatchObject({ status: 422 });
+    expect(classify(err)).toBe('usage');
     expect(emulator.state().checkRuns).toEqual([]);
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { classify } from '../../src/errors.js';
 import { GitHubError } from '../../src/github/index.js';
 import {
   APP_LOGIN,
@@ -98,7 +99,8 @@ describe('ensureComment', () => {
       .catch((e: unknown) => e);
 
     expect(err).toBeInstanceOf(GitHubError);
-    expect(err).toMatchObject({ status: 422, transient: false });
+    expect(err).toMatchObject({ status: 422 });
+    expect(classify(err)).toBe('usage');
     expect(emulator.state().comments).toEqual([]);
   });
 });

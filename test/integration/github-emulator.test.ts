@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { classify } from '../../src/errors.js';
 import { startGitHubEmulator, type GitHubEmulator } from '../support/github-emulator.js';
 import { findOperation, responseProblems } from '../support/github-emulator-contract.js';
 import {
@@ -69,7 +70,8 @@ describe('the GitHub emulator', () => {
       .getPull({ owner: 'elsewhere', repo: 'private', pullNumber: 1 })
       .catch((e: unknown) => e);
 
-    expect(err).toMatchObject({ status: 404, transient: false });
+    expect(err).toMatchObject({ status: 404 });
+    expect(classify(err)).toBe('usage');
   });
 });
 

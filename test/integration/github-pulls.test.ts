@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { classify } from '../../src/errors.js';
 import { GitHubError } from '../../src/github/index.js';
 import { HEAD_SHA, INSTALLATION_ID, REPO, useFixtures } from '../support/github-fixture.js';
 
@@ -75,6 +76,6 @@ describe('pull request reads', () => {
       .catch((e: unknown) => e);
 
     expect(err).toBeInstanceOf(GitHubError);
-    expect(err).toMatchObject({ transient: false });
+    expect(classify(err)).toBe('usage');
   });
 });

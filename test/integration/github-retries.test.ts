@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { classify } from '../../src/errors.js';
 import { GitHubError } from '../../src/github/index.js';
 import {
   HEAD_SHA,
@@ -96,7 +97,8 @@ describe('GitHub failures on the way', () => {
       .catch((e: unknown) => e);
 
     expect(err).toBeInstanceOf(GitHubError);
-    expect(err).toMatchObject({ status: 502, transient: true });
+    expect(err).toMatchObject({ status: 502 });
+    expect(classify(err)).toBe('transient');
   });
 
   it('fails transient, saying how long to wait, when a rate limit outlasts what it may wait', async () => {
@@ -109,7 +111,8 @@ describe('GitHub failures on the way', () => {
       .catch((e: unknown) => e);
 
     expect(err).toBeInstanceOf(GitHubError);
-    expect(err).toMatchObject({ status: 403, transient: true });
+    expect(err).toMatchObject({ status: 403 });
+    expect(classify(err)).toBe('transient');
     expect((err as GitHubError).retryAfterSeconds).toBeGreaterThanOrEqual(1);
   });
 
@@ -122,7 +125,8 @@ describe('GitHub failures on the way', () => {
       .getPull({ ...REPO, pullNumber: 5 })
       .catch((e: unknown) => e);
 
-    expect(err).toMatchObject({ status: 404, transient: false });
+    expect(err).toMatchObject({ status: 404 });
+    expect(classify(err)).toBe('usage');
     expect(emulator.requests('GET', '/repos/**')).toHaveLength(1);
   });
 });

@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { classify } from '../../src/errors.js';
 import { loadServiceConfig } from '../../src/config.js';
 import { createGitHubClient } from '../../src/github/index.js';
 import { createLogger } from '../../src/logger.js';
@@ -179,7 +180,8 @@ describe('a review', () => {
     pushHead(head);
     gitServer.failNext(1, { status: 502 });
     const quiet = await processor()(job(head), context(1)).catch((e: unknown) => e);
-    expect(quiet).toMatchObject({ name: 'MirrorError', transient: true });
+    expect(quiet).toMatchObject({ name: 'MirrorError' });
+    expect(classify(quiet)).toBe('transient');
     const completedBefore = runs(head).filter((r) => r.status === 'completed').length;
     gitServer.failNext(1, { status: 502 });
     const last = await processor()(job(head), context(2)).catch((e: unknown) => e);
