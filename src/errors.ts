@@ -44,6 +44,8 @@ export const ERROR_CODES = {
   'invalid-content': 'usage',
   /** Content over one of fluxlens's size, count or depth bounds. */
   'limit-exceeded': 'usage',
+  /** A remote kustomize base, which the render settings do not allow fetching. */
+  'remote-base-refused': 'usage',
   /** A tool, folder or setting the machine lacks. */
   setup: 'setup',
   /** A chart that could not be fetched: network, credentials, or an offline cache miss. */

@@ -78,8 +78,15 @@ export interface SecretField {
  * introduce or fix. `chart-unavailable`: see isUnavailable. `applied-twice`: the producer
  * rendered, but applies an object another producer applies too; Flux applies both and
  * neither fails, so it is a conflict for the risk step to judge, not a failure to render.
+ * `remote-base-refused`: a kustomization names a remote base and the render settings do
+ * not allow fetching one; it counts as a content error, as before it had a code.
  */
-export type RenderErrorCode = 'chart-unavailable' | 'applied-twice';
+export const RENDER_ERROR_CODES = [
+  'chart-unavailable',
+  'applied-twice',
+  'remote-base-refused',
+] as const;
+export type RenderErrorCode = (typeof RENDER_ERROR_CODES)[number];
 
 export interface RenderError {
   producer: ProducerRef;

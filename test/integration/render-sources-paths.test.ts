@@ -490,9 +490,10 @@ describe('spec.path', () => {
     expect(producer(refused, 'remote').error).toBe(
       `remote resource '${url}' is disabled (enable remote bases to allow it)`,
     );
-    expect(refused.errors.find((e) => e.producer.name === 'remote')?.file).toBe(
-      'apps/remote/kustomization.yaml',
-    );
+    expect(refused.errors.find((e) => e.producer.name === 'remote')).toMatchObject({
+      file: 'apps/remote/kustomization.yaml',
+      code: 'remote-base-refused',
+    });
 
     // allowed: kustomize itself tries (and, with nothing listening, fails) to fetch it
     const allowed = await render(r, { settings: { allowRemoteBases: true } });

@@ -28,6 +28,7 @@ import {
   type Manifest,
   type ProducerRef,
   type RenderedObject,
+  type RenderErrorTags,
   type SecretDerived,
   objectMeta,
   producerKey as producerRefKey,
@@ -77,9 +78,9 @@ export interface BuildInput {
 }
 
 /** `assumed`: what the build took as given of sources only the cluster holds (see Producer). */
-export type BuildOutcome =
-  | { objects: RenderedObject[]; assumed?: string[] }
-  | { error: string; file?: string };
+export type BuildOutcome = { objects: RenderedObject[]; assumed?: string[] } | BuildFailure;
+
+type BuildFailure = { error: string; file?: string } & RenderErrorTags;
 
 export async function buildKustomization(
   ctx: BuildContext,
@@ -210,11 +211,13 @@ async function privateCopy(
 }
 
 /** A failed build as its producer's error, in Flux's words where Flux has some. */
-function failure(err: unknown, copy: string, input: BuildInput): { error: string; file?: string } {
+function failure(err: unknown, copy: string, input: BuildInput): BuildFailure {
   if (err instanceof GenerateError || err instanceof UnsafePathError) {
-    return err.file
-      ? { error: err.message, file: input.filePrefix + err.file }
-      : { error: err.message };
+    return {
+      error: err.message,
+      ...(err.file ? { file: input.filePrefix + err.file } : {}),
+      ...(err.code === 'remote-base-refused' ? { code: err.code } : {}),
+    };
   }
   if (err instanceof SubstitutionError) {
     return { error: err.fluxWorded ? err.message : `post build failed: ${err.message}` };

@@ -107,9 +107,13 @@ async function buildFluxKustomization(
     path: target.path,
   });
   if ('error' in outcome) {
-    const failed = outcome.file
-      ? { error: outcome.error, file: outcome.file, source: resolved.id }
-      : { error: outcome.error, source: resolved.id };
+    const { error, file, code } = outcome;
+    const failed = {
+      error,
+      ...(file ? { file } : {}),
+      source: resolved.id,
+      ...(code === undefined ? {} : { code }),
+    };
     return withInputKey(failed, outcome.inputKey);
   }
   const { objects, assumed } = outcome;

@@ -7,7 +7,7 @@
  * back as a rendered cluster is a miss.
  */
 import { z } from 'zod';
-import type { RenderedCluster } from '../../model/index.js';
+import { RENDER_ERROR_CODES, type RenderedCluster } from '../../model/index.js';
 import { faithfulJson, Ref, RenderedObject, withoutAbsent } from './outcome-store.js';
 import type { RenderCache } from './render-cache.js';
 
@@ -33,7 +33,7 @@ const RenderError = z.object({
   producer: Ref,
   file: z.string().optional(),
   message: z.string(),
-  code: z.enum(['chart-unavailable', 'applied-twice']).optional(),
+  code: z.enum(RENDER_ERROR_CODES).optional(),
   offline: z.boolean().optional(),
 });
 

@@ -63,7 +63,7 @@ export function refusedRun(
   tools: Record<string, string>,
 ): RenderedCluster {
   const culprit = refused.map((e) => `${e.producer.namespace}/${e.producer.name}`).join(', ');
-  const why = refused.every((e) => e.message.startsWith('remote resource'))
+  const why = refused.every((e) => e.code === 'remote-base-refused')
     ? 'would fetch a remote base'
     : 'was refused before flux-local ran (see its error)';
   return stoppedRun(

@@ -143,6 +143,7 @@ async function checkTree(
       producer: tree.ref,
       message: err.message,
       ...(err.file ? { file: tree.prefix + err.file } : {}),
+      ...(err.code === 'remote-base-refused' ? { code: err.code } : {}),
     };
   }
 }

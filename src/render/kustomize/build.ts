@@ -51,7 +51,7 @@ export class UnsafePathError extends FluxlensError {
   constructor(
     message: string,
     readonly file: string,
-    code: 'unsafe-path' | 'limit-exceeded' = 'unsafe-path',
+    code: 'unsafe-path' | 'limit-exceeded' | 'remote-base-refused' = 'unsafe-path',
   ) {
     super(code, message);
     this.name = 'UnsafePathError';
@@ -198,6 +198,7 @@ export async function checkKustomizationTree(
         throw new UnsafePathError(
           `remote resource '${path}' is disabled (enable remote bases to allow it)`,
           rel(realRoot, file),
+          'remote-base-refused',
         );
       }
       if (isAbsolute(path))
