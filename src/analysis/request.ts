@@ -3,6 +3,7 @@
  * (parsed at the door), and what it is given to do it with.
  */
 import { z } from 'zod';
+import { UsageError } from '../errors.js';
 import type { ResolvedRevisions } from '../git/index.js';
 import {
   EngineNameSchema,
@@ -42,9 +43,18 @@ export const AnalysisRequestSchema = z
 
 export type AnalysisRequest = z.infer<typeof AnalysisRequestSchema>;
 
-/** A request from JSON (a job payload, a test); a bad one is a ZodError naming the field. */
+/**
+ * A request from JSON (a job payload, a test). A bad one is a UsageError naming each field:
+ * the same payload fails the same way on every try, so it is not worth a retry.
+ */
 export function parseAnalysisRequest(value: unknown): AnalysisRequest {
-  return AnalysisRequestSchema.parse(value);
+  const parsed = AnalysisRequestSchema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((issue) => {
+    const at = issue.path.join('.');
+    return at ? `${at}: ${issue.message}` : issue.message;
+  });
+  throw new UsageError(`invalid analysis request: ${problems.join('; ')}`);
 }
 
 export type AnalysisProgress =

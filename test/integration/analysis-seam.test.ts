@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyze, parseAnalysisRequest, type AnalysisProgress } from '../../src/analysis/index.js';
-import { CancelledError } from '../../src/errors.js';
+import { CancelledError, UsageError, classify, errorMessage } from '../../src/errors.js';
 import { runCli } from '../support/cli.js';
 import { testMachine, testRunner } from '../support/render.js';
 import {
@@ -78,13 +78,29 @@ describe('analyze, called with a request from JSON', () => {
     expect({ ...printed, timings: {} }).toEqual({ ...result, timings: {} });
   });
 
-  it('refuses a request that is not plain analysis data, naming the field', () => {
-    expect(() => parseAnalysisRequest({ repoDir: repo.dir, engine: 'argo' })).toThrow(/engine/);
-    expect(() => parseAnalysisRequest({ repoDir: repo.dir, render: { skipHlem: true } })).toThrow(
-      /skipHlem/,
-    );
-  });
+  it.each([
+    ['an engine fluxlens does not have', { engine: 'argo' }, /engine/],
+    ['a misspelt render option', { render: { skipHlem: true } }, /skipHlem/],
+    ['a base that is not a revision name', { base: 42 }, /base/],
+  ])(
+    'refuses a request with %s as a usage error naming the field, not worth a retry',
+    (_case, fields, field) => {
+      const err = catchError(() => parseAnalysisRequest({ repoDir: repo.dir, ...fields }));
+      expect(err).toBeInstanceOf(UsageError);
+      expect(classify(err)).toBe('usage');
+      expect(errorMessage(err)).toMatch(field);
+    },
+  );
 });
+
+function catchError(run: () => unknown): unknown {
+  try {
+    run();
+  } catch (err) {
+    return err;
+  }
+  throw new Error('expected it to throw');
+}
 
 /** Our child processes running one of `names`, from /proc (Linux; cut at 15 characters). */
 function toolChildren(names: readonly string[]): string[] {
