@@ -44,7 +44,17 @@ export const LAYERS: Record<string, readonly string[]> = {
   ],
   server: ['queue', 'github', 'config', 'logger', 'report-link', 'version'],
   cli: ['*'],
-  workers: ['config', 'logger', 'queue', 'review', 'github', 'tool-runner', 'version'],
+  workers: [
+    'config',
+    'logger',
+    'queue',
+    'review',
+    'report',
+    'server',
+    'github',
+    'tool-runner',
+    'version',
+  ],
 };
 
 /** Importable by every part. */

@@ -1,33 +1,32 @@
 /**
  * `fluxlens serve`: the webhook server. With FLUXLENS_REDIS_URL it only takes deliveries
  * in and `fluxlens worker` processes review them; without, an inline queue and worker run
- * in this process with the same semantics. It wires and waits; the parts live below.
+ * in this process with the same semantics. It wires and waits; the parts live in src/.
+ * Its help is the CLI's (`fluxlens serve --help`), as the worker's is.
  */
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { loadServiceConfig, type ServiceConfig } from '../config.js';
-import { githubFromConfig, watchCredentials, type GitHubClient } from '../github/index.js';
-import { createLogger, type Logger } from '../logger.js';
+import { classify, errorMessage } from '../src/errors.js';
+import { loadServiceConfig, type ServiceConfig } from '../src/config.js';
+import { githubFromConfig, watchCredentials, type GitHubClient } from '../src/github/index.js';
+import { createLogger, type Logger } from '../src/logger.js';
 import {
   createInlineQueue,
   createRedisQueue,
   type DeliveryLedger,
   type JobQueue,
   type ResultStore,
-} from '../queue/index.js';
-import { parseAnalysisResult, renderHtml } from '../report/index.js';
+} from '../src/queue/index.js';
+import { parseAnalysisResult, renderHtml } from '../src/report/index.js';
 import {
   acknowledgeCommand,
   createGitHubCallCounter,
   createReviewProcessor,
   reportSigningKey,
   reportSkipped,
-} from '../review/index.js';
-import { buildServer, createMetricsRegistry, startResync } from '../server/index.js';
-import { FLUXLENS_VERSION } from '../version.js';
-import { parseFlags } from './flags.js';
-import type { CliIO } from './io.js';
-import { usageOf } from './usage.js';
+} from '../src/review/index.js';
+import { buildServer, createMetricsRegistry, startResync } from '../src/server/index.js';
+import { FLUXLENS_VERSION } from '../src/version.js';
 
 interface Intake {
   queue: JobQueue;
@@ -36,11 +35,24 @@ interface Intake {
   close(): Promise<void>;
 }
 
-export async function serveCommand(args: string[], io: CliIO): Promise<number> {
-  if (parseFlags(args, { help: { type: 'boolean', short: 'h', default: false } }).help) {
-    io.stdout(usageOf('serve'));
-    return 0;
+export interface ServeIO {
+  env: NodeJS.ProcessEnv;
+  stderr: (text: string) => void;
+  /** Aborts when the process is asked to stop. */
+  shutdown: AbortSignal;
+}
+
+/** Runs until `shutdown`; the exit code is 2 for a setup problem, 1 for anything else. */
+export async function main(io: ServeIO): Promise<number> {
+  try {
+    return await runServe(io);
+  } catch (err) {
+    io.stderr(`fluxlens: ${errorMessage(err)}\n`);
+    return classify(err) === 'setup' || classify(err) === 'usage' ? 2 : 1;
   }
+}
+
+async function runServe(io: ServeIO): Promise<number> {
   const config = loadServiceConfig('server', io.env, { cpuCount: availableParallelism() });
   const logger = createLogger({ level: config.logLevel });
   logger.info({ version: FLUXLENS_VERSION, node: process.version }, 'fluxlens serve starting');
@@ -142,8 +154,7 @@ function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]
   return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
 }
 
-function waitFor(signal: AbortSignal | undefined): Promise<void> {
-  if (signal === undefined) return new Promise(() => {});
+function waitFor(signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.resolve();
   return new Promise((resolve) =>
     signal.addEventListener('abort', () => resolve(), { once: true }),
