@@ -1,53 +1,31 @@
 /**
  * `fluxlens worker`: takes reviews from Redis and runs them, any number of them on any
- * number of machines. It only wires: config, logger, GitHub, queue, review, and a small
- * HTTP endpoint for Prometheus, liveness and readiness, up before Redis answers, so that a
+ * number of machines. It only wires: what serve builds too (service.ts), the Redis queue,
+ * and a small HTTP endpoint for Prometheus, liveness and readiness, up before Redis answers, so that a
  * Redis still starting does not fail liveness; SIGTERM lets running reviews finish first.
  */
 import { createServer, type Server } from 'node:http';
-import { availableParallelism } from 'node:os';
-import { Registry, collectDefaultMetrics } from 'prom-client';
-import { loadServiceConfig } from '../src/config.js';
-import { classify, errorMessage } from '../src/errors.js';
-import { type CredentialWatch, githubFromConfig, watchCredentials } from '../src/github/index.js';
-import { createLogger } from '../src/logger.js';
+import type { Registry } from 'prom-client';
+import type { CredentialWatch } from '../src/github/index.js';
 import {
   createRedisQueue,
   type RedisEndpoint,
   type RedisQueue,
   startRedisWorker,
 } from '../src/queue/index.js';
-import { createGitHubCallCounter, createReviewProcessor } from '../src/review/index.js';
 import { FLUXLENS_VERSION } from '../src/version.js';
-
-export interface WorkerIO {
-  env: NodeJS.ProcessEnv;
-  stderr: (text: string) => void;
-  /** Aborts when the process is asked to stop. */
-  shutdown: AbortSignal;
-}
+import { type ProcessIO, runProcess, startService, stopRequested } from './service.js';
 
 /** Runs until `shutdown`; the exit code is 2 for a setup problem, 1 for anything else. */
-export async function main(io: WorkerIO): Promise<number> {
-  try {
-    await runWorker(io);
-    return 0;
-  } catch (err) {
-    io.stderr(`fluxlens worker: ${errorMessage(err)}\n`);
-    return classify(err) === 'setup' || classify(err) === 'usage' ? 2 : 1;
-  }
+export function main(io: ProcessIO): Promise<number> {
+  return runProcess('fluxlens worker', io, () => runWorker(io));
 }
 
-async function runWorker(io: WorkerIO): Promise<void> {
-  const config = loadServiceConfig('worker', io.env, { cpuCount: availableParallelism() });
+async function runWorker(io: ProcessIO): Promise<void> {
+  const service = startService('worker', io);
+  const { config, logger, registry, credentials } = service;
   const redis: RedisEndpoint = { url: config.redisUrl ?? '' };
   if (config.redisCa !== undefined) redis.ca = config.redisCa;
-  const logger = createLogger({ level: config.logLevel });
-  logger.info({ version: FLUXLENS_VERSION, node: process.version }, 'fluxlens worker starting');
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
-  const github = githubFromConfig(config, logger, createGitHubCallCounter(registry));
-  const credentials = watchCredentials(github, logger);
   const queue = createRedisQueue({
     connection: redis,
     prefix: config.redisPrefix,
@@ -66,13 +44,10 @@ async function runWorker(io: WorkerIO): Promise<void> {
     lockDurationMs: config.workerLockMs,
     stalledIntervalMs: config.workerLockMs,
     logger,
-    processor: createReviewProcessor({ config, github, results: queue.results, logger, registry }),
+    processor: service.reviewProcessor(queue.results),
   });
   logger.info({ concurrency: config.workerConcurrency }, 'worker started');
-  await new Promise<void>((resolve) => {
-    if (io.shutdown.aborted) resolve();
-    io.shutdown.addEventListener('abort', () => resolve(), { once: true });
-  });
+  await stopRequested(io);
   logger.info({}, 'worker stopping: running reviews get the grace period to finish');
   await worker.close();
   credentials.stop();
