@@ -3,6 +3,12 @@
  * final error to an exit code and a message, with advice the error's data calls for.
  */
 import { classify, errorMessage, RevisionError, UsageError } from '../errors.js';
+import {
+  askedShutdown,
+  SIGNAL_EXIT_CODES,
+  ShutdownRequested,
+  shutdownOnSignals,
+} from '../shutdown.js';
 import { FLUXLENS_VERSION } from '../version.js';
 import { diffCommand } from './diff-command.js';
 import { parseFlags } from './flags.js';
@@ -15,38 +21,9 @@ const COMMANDS = ['diff', 'render', 'serve', 'worker', 'action'];
 
 export type { CliIO } from './io.js';
 
-let processShutdown: AbortController | undefined;
-
-/** Exit codes as a shell reports a process a signal ended: 128 plus the signal's number. */
-const SIGNAL_EXIT_CODES = { SIGINT: 130, SIGTERM: 143 } as const;
-
-/** Why the shutdown signal aborted: the signal the process received. */
-class ShutdownRequested extends Error {
-  constructor(readonly signal: keyof typeof SIGNAL_EXIT_CODES) {
-    super(`received ${signal}`);
-    this.name = 'ShutdownRequested';
-  }
-}
-
-/**
- * Aborted on the first SIGTERM or SIGINT; listeners are added only when a command asks, so
- * a command that does not listen is stopped by the signal as usual. A second signal, once
- * the listener is gone, stops the process at once.
- */
-function shutdownOnSignals(): AbortSignal {
-  if (processShutdown === undefined) {
-    const controller = new AbortController();
-    processShutdown = controller;
-    for (const name of ['SIGTERM', 'SIGINT'] as const) {
-      process.once(name, () => controller.abort(new ShutdownRequested(name)));
-    }
-  }
-  return processShutdown.signal;
-}
-
 /** The signal that stopped the command, without adding listeners to find out. */
 function stoppedBy(io: CliIO): ShutdownRequested | undefined {
-  const signal = io === defaultIO ? processShutdown?.signal : io.shutdown;
+  const signal = io === defaultIO ? askedShutdown() : io.shutdown;
   const reason: unknown = signal?.aborted ? signal.reason : undefined;
   return reason instanceof ShutdownRequested ? reason : undefined;
 }

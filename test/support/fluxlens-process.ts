@@ -4,6 +4,7 @@
  * without a build.
  */
 import { main as cli } from '../../src/cli/index.js';
+import { shutdownOnSignals } from '../../src/shutdown.js';
 import { main as serve } from '../../workers/serve.js';
 import { main as worker } from '../../workers/worker.js';
 
@@ -16,12 +17,10 @@ const entry =
       ? serve
       : undefined;
 if (entry !== undefined) {
-  const stop = new AbortController();
-  for (const name of ['SIGTERM', 'SIGINT'] as const) process.once(name, () => stop.abort());
   process.exitCode = await entry({
     env: process.env,
     stderr: (text) => process.stderr.write(text),
-    shutdown: stop.signal,
+    shutdown: shutdownOnSignals(),
   });
 } else {
   process.exitCode = await cli([command ?? '--help', ...rest]);

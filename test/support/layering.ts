@@ -18,6 +18,7 @@ export const LAYERS: Record<string, readonly string[]> = {
   config: ['registry-config'],
   'report-link': [],
   version: [],
+  shutdown: [],
   'tool-runner': ['config'],
   logger: ['redact'],
   redact: [],
