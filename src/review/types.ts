@@ -1,7 +1,7 @@
 /** What a review needs beside its job: the outside world, behind narrow interfaces. */
-import type { AnalysisLogger, RenderMachine } from '../analysis/index.js';
+import type { RenderMachine } from '../analysis/index.js';
 import type { GitHubWriter } from '../github/index.js';
-import type { Logger } from '../logger.js';
+import type { Logger, LogSink } from '../logger.js';
 import type { JobContext, PullRef, ResultStore, ReviewJob } from '../queue/index.js';
 import type { ToolRunner } from '../tool-runner.js';
 
@@ -39,11 +39,6 @@ export interface ReviewMetrics {
 
 export type ReviewStage = 'fetch' | 'render-base' | 'render-head' | 'diff' | 'publish' | 'total';
 
-export interface ReviewLogger extends AnalysisLogger {
-  info(fields: object, message: string): void;
-  error(fields: object, message: string): void;
-}
-
 export interface ReviewDeps {
   github: ReviewGitHub;
   runner: ToolRunner;
@@ -73,7 +68,7 @@ export interface Run {
   ctx: JobContext;
   deps: ReviewDeps;
   /** The job's logger: job id, PR, attempt and head SHA on every line. */
-  log: ReviewLogger;
+  log: LogSink;
   target: Target;
 }
 
@@ -81,6 +76,6 @@ export interface Run {
 export interface Failed {
   ctx: JobContext;
   deps: ReviewDeps;
-  log: ReviewLogger;
+  log: LogSink;
   target?: Target;
 }
