@@ -1,9 +1,9 @@
 // The CLI as one bundle, packages included: with tsc's output, Node spends most of the
 // start-up of `fluxlens render`/`diff` resolving ~300 modules of ours and the packages' module
 // graphs, not compiling them. bin/fluxlens.js loads dist/cli/index.js (tsc's dist/src/ when it
-// is absent); the worker stays on tsc's output. serve and action are imported dynamically by
-// src/cli/main.ts, so they become chunks of their own: render/diff never load fastify, BullMQ
-// or Octokit. Built from src/ (isolatedModules makes a file-by-file compile exact), so it does
+// is absent); serve and the worker (workers/) stay on tsc's output. action is imported
+// dynamically by src/cli/main.ts, so it becomes a chunk of its own: render/diff never load
+// BullMQ or Octokit. Built from src/ (isolatedModules makes a file-by-file compile exact), so it does
 // not depend on what tsc emitted.
 import { defineConfig } from 'rolldown';
 

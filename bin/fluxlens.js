@@ -1,19 +1,29 @@
 #!/usr/bin/env node
-// Wiring only: `fluxlens worker` runs the worker process (workers/), everything else the CLI.
-// The CLI is the bundle of rolldown.config.js, which starts in a fraction of the time tsc's
-// hundreds of modules take; a build that ran tsc alone still runs, from tsc's output.
+// Wiring only: `fluxlens serve` and `fluxlens worker` run their processes (workers/), stopped
+// by src/shutdown.ts, the one handler of SIGTERM and SIGINT, as the CLI's commands are;
+// everything else, their help included, is the CLI. The CLI is the bundle of rolldown.config.js, which starts in a fraction of the time
+// tsc's hundreds of modules take; a build that ran tsc alone still runs, from tsc's output.
 import { existsSync } from 'node:fs';
 import { URL } from 'node:url';
 
 const [command, ...rest] = process.argv.slice(2);
-if (command === 'worker' && !rest.includes('--help') && !rest.includes('-h')) {
-  const { main } = await import('../dist/workers/worker.js');
-  const stop = new AbortController();
-  for (const name of ['SIGTERM', 'SIGINT']) process.once(name, () => stop.abort());
+const help = rest.includes('--help') || rest.includes('-h');
+// serve takes no flags: with any, the CLI prints its help or refuses them.
+const entry =
+  command === 'worker' && !help
+    ? 'worker'
+    : command === 'serve' && rest.length === 0
+      ? 'serve'
+      : undefined;
+if (entry !== undefined) {
+  const [{ main }, { shutdownOnSignals }] = await Promise.all([
+    import(`../dist/workers/${entry}.js`),
+    import('../dist/src/shutdown.js'),
+  ]);
   process.exitCode = await main({
     env: process.env,
     stderr: (text) => process.stderr.write(text),
-    shutdown: stop.signal,
+    shutdown: shutdownOnSignals(),
   });
 } else {
   const bundle = new URL('../dist/cli/index.js', import.meta.url);

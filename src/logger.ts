@@ -7,6 +7,12 @@ import { type DestinationStream, type Level, type Logger, pino } from 'pino';
 
 export type { Logger } from 'pino';
 
+/**
+ * What code that writes log lines needs of a logger: pino's `(fields, message)` methods.
+ * Every layer may import this type (and only the type); a pino Logger, root or child, is one.
+ */
+export type LogSink = Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
+
 export interface LoggerOptions {
   level: Level | 'silent';
   /** Where JSON lines go; stdout when absent. */

@@ -1,53 +1,31 @@
 /**
  * `fluxlens worker`: takes reviews from Redis and runs them, any number of them on any
- * number of machines. It only wires: config, logger, GitHub, queue, review, and a small
- * HTTP endpoint for Prometheus, liveness and readiness, up before Redis answers, so that a
- * Redis still starting does not fail liveness; SIGTERM lets running reviews finish first.
+ * number of machines. It only wires: what serve builds too (service.ts), the Redis queue,
+ * and serve's /metrics, /healthz and /readyz routes on a port of their own, up before Redis
+ * answers, so that a Redis still starting does not fail liveness; SIGTERM lets running
+ * reviews finish first.
  */
-import { createServer, type Server } from 'node:http';
-import { availableParallelism } from 'node:os';
-import { Registry, collectDefaultMetrics } from 'prom-client';
-import { loadServiceConfig } from '../src/config.js';
-import { classify, errorMessage } from '../src/errors.js';
-import { type CredentialWatch, githubFromConfig, watchCredentials } from '../src/github/index.js';
-import { createLogger } from '../src/logger.js';
+import type { FastifyInstance } from 'fastify';
+import type { CredentialWatch } from '../src/github/index.js';
 import {
   createRedisQueue,
   type RedisEndpoint,
   type RedisQueue,
   startRedisWorker,
 } from '../src/queue/index.js';
-import { createGitHubCallCounter, createReviewProcessor } from '../src/review/index.js';
-import { FLUXLENS_VERSION } from '../src/version.js';
-
-export interface WorkerIO {
-  env: NodeJS.ProcessEnv;
-  stderr: (text: string) => void;
-  /** Aborts when the process is asked to stop. */
-  shutdown: AbortSignal;
-}
+import { buildHealthServer, type Readiness } from '../src/server/index.js';
+import { type ProcessIO, runProcess, startService, stopRequested } from './service.js';
 
 /** Runs until `shutdown`; the exit code is 2 for a setup problem, 1 for anything else. */
-export async function main(io: WorkerIO): Promise<number> {
-  try {
-    await runWorker(io);
-    return 0;
-  } catch (err) {
-    io.stderr(`fluxlens worker: ${errorMessage(err)}\n`);
-    return classify(err) === 'setup' || classify(err) === 'usage' ? 2 : 1;
-  }
+export function main(io: ProcessIO): Promise<number> {
+  return runProcess('fluxlens worker', io, () => runWorker(io));
 }
 
-async function runWorker(io: WorkerIO): Promise<void> {
-  const config = loadServiceConfig('worker', io.env, { cpuCount: availableParallelism() });
+async function runWorker(io: ProcessIO): Promise<void> {
+  const service = startService('worker', io);
+  const { config, logger, registry, credentials } = service;
   const redis: RedisEndpoint = { url: config.redisUrl ?? '' };
   if (config.redisCa !== undefined) redis.ca = config.redisCa;
-  const logger = createLogger({ level: config.logLevel });
-  logger.info({ version: FLUXLENS_VERSION, node: process.version }, 'fluxlens worker starting');
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
-  const github = githubFromConfig(config, logger, createGitHubCallCounter(registry));
-  const credentials = watchCredentials(github, logger);
   const queue = createRedisQueue({
     connection: redis,
     prefix: config.redisPrefix,
@@ -55,8 +33,8 @@ async function runWorker(io: WorkerIO): Promise<void> {
     logger,
   });
   const readiness = () => workerReadiness(queue, credentials);
-  const endpoint =
-    config.metricsPort > 0 ? await serveHealth(registry, config.metricsPort, readiness) : undefined;
+  const health = buildHealthServer({ logger, registry, readiness });
+  if (config.metricsPort > 0) await listenEverywhere(health, config.metricsPort);
   // Waits for Redis for as long as it takes; /healthz answers meanwhile, /readyz says why not.
   const worker = await startRedisWorker({
     connection: redis,
@@ -66,25 +44,15 @@ async function runWorker(io: WorkerIO): Promise<void> {
     lockDurationMs: config.workerLockMs,
     stalledIntervalMs: config.workerLockMs,
     logger,
-    processor: createReviewProcessor({ config, github, results: queue.results, logger, registry }),
+    processor: service.reviewProcessor(queue.results),
   });
   logger.info({ concurrency: config.workerConcurrency }, 'worker started');
-  await new Promise<void>((resolve) => {
-    if (io.shutdown.aborted) resolve();
-    io.shutdown.addEventListener('abort', () => resolve(), { once: true });
-  });
+  await stopRequested(io);
   logger.info({}, 'worker stopping: running reviews get the grace period to finish');
   await worker.close();
   credentials.stop();
   await queue.close();
-  await new Promise<void>((resolve) => (endpoint ? endpoint.close(() => resolve()) : resolve()));
-}
-
-interface Readiness {
-  ok: boolean;
-  checks: { redis: boolean; github: boolean };
-  /** What is missing, in a few words; never a credential. */
-  reason?: string;
+  await health.close();
 }
 
 /** Ready when Redis answers and GitHub has not refused the credentials. */
@@ -101,33 +69,11 @@ async function workerReadiness(
     : { ok: false, checks, reason: reasons.join('; ') };
 }
 
-/** /metrics (Prometheus text), /healthz and /readyz (JSON, 503 when not ready); nothing else. */
-async function serveHealth(
-  registry: Registry,
-  port: number,
-  readiness: () => Promise<Readiness>,
-): Promise<Server> {
-  const server = createServer((req, res) => {
-    if (req.method === 'GET' && req.url === '/metrics') {
-      registry.metrics().then(
-        (text) => res.writeHead(200, { 'content-type': registry.contentType }).end(text),
-        () => res.writeHead(500).end(),
-      );
-    } else if (req.method === 'GET' && req.url === '/healthz') {
-      const health = JSON.stringify({ status: 'ok', version: FLUXLENS_VERSION });
-      res.writeHead(200, { 'content-type': 'application/json' }).end(health);
-    } else if (req.method === 'GET' && req.url === '/readyz') {
-      readiness().then(
-        (ready) =>
-          res
-            .writeHead(ready.ok ? 200 : 503, { 'content-type': 'application/json' })
-            .end(JSON.stringify(ready)),
-        () => res.writeHead(503).end(),
-      );
-    } else {
-      res.writeHead(404).end();
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(port, resolve));
-  return server;
+/**
+ * On every interface, as Node listens without an address (IPv6 and IPv4 where the kernel
+ * has IPv6, IPv4 alone where not); fastify's listen would need one address to bind.
+ */
+async function listenEverywhere(app: FastifyInstance, port: number): Promise<void> {
+  await app.ready();
+  await new Promise<void>((resolve) => app.server.listen(port, resolve));
 }

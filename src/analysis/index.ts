@@ -7,7 +7,6 @@ export { analyze, type AnalysisOutcome } from './analyze.js';
 export {
   parseAnalysisRequest,
   type AnalysisDeps,
-  type AnalysisLogger,
   type AnalysisProgress,
   type AnalysisRequest,
 } from './request.js';

@@ -16,6 +16,7 @@ import {
   type RenderProgress,
 } from '../render/index.js';
 import type { ToolRunner } from '../tool-runner.js';
+import type { LogSink } from '../logger.js';
 
 export const AnalysisRequestSchema = z
   .object({
@@ -62,19 +63,13 @@ export type AnalysisProgress =
   | { stage: 'revisions'; revisions: ResolvedRevisions }
   | ({ stage: 'render'; cluster: string; side: 'base' | 'head' } & RenderProgress);
 
-/** The constant-message, fields-as-data shape of a pino logger, and all analyze needs of one. */
-export interface AnalysisLogger {
-  debug(fields: object, message: string): void;
-  warn(fields: object, message: string): void;
-}
-
 export interface AnalysisDeps {
   runner: ToolRunner;
   /** The machine's render limits and chart cache (from config), which a request never sets. */
   machine: RenderMachine;
   /** Aborting it stops every tool process of the analysis and rejects with CancelledError. */
   signal?: AbortSignal;
-  logger?: AnalysisLogger;
+  logger?: LogSink;
   /** Milliseconds, for `timings`; a monotonic clock by default. */
   now?: () => number;
   onProgress?: (progress: AnalysisProgress) => void;

@@ -29,12 +29,13 @@ export async function upsertComment(
   if (ctx.token === undefined) {
     return { written: false, warning: 'no token was given, so the sticky comment is not written' };
   }
+  const say = (_fields: unknown, message?: string) => stderr(`fluxlens: ${message ?? ''}\n`);
   const client = createGitHubClient({
     apiUrl: ctx.apiUrl,
     auth: { kind: 'token', token: ctx.token },
     ...(ctx.login === undefined ? {} : { login: ctx.login }),
     // Retries and rate-limit waits are worth a line in the log; fields may hold anything.
-    logger: { warn: (_fields, message) => stderr(`fluxlens: ${message}\n`), info: () => {} },
+    logger: { debug: () => {}, info: () => {}, warn: say, error: say },
   });
   try {
     const outcome = await client.forInstallation().ensureComment({

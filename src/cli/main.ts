@@ -3,8 +3,15 @@
  * final error to an exit code and a message, with advice the error's data calls for.
  */
 import { classify, errorMessage, RevisionError, UsageError } from '../errors.js';
+import {
+  askedShutdown,
+  SIGNAL_EXIT_CODES,
+  ShutdownRequested,
+  shutdownOnSignals,
+} from '../shutdown.js';
 import { FLUXLENS_VERSION } from '../version.js';
 import { diffCommand } from './diff-command.js';
+import { parseFlags } from './flags.js';
 import type { CliIO } from './io.js';
 import { renderCommand } from './render-command.js';
 import { nearest } from './suggest.js';
@@ -14,38 +21,9 @@ const COMMANDS = ['diff', 'render', 'serve', 'worker', 'action'];
 
 export type { CliIO } from './io.js';
 
-let processShutdown: AbortController | undefined;
-
-/** Exit codes as a shell reports a process a signal ended: 128 plus the signal's number. */
-const SIGNAL_EXIT_CODES = { SIGINT: 130, SIGTERM: 143 } as const;
-
-/** Why the shutdown signal aborted: the signal the process received. */
-class ShutdownRequested extends Error {
-  constructor(readonly signal: keyof typeof SIGNAL_EXIT_CODES) {
-    super(`received ${signal}`);
-    this.name = 'ShutdownRequested';
-  }
-}
-
-/**
- * Aborted on the first SIGTERM or SIGINT; listeners are added only when a command asks, so
- * a command that does not listen is stopped by the signal as usual. A second signal, once
- * the listener is gone, stops the process at once.
- */
-function shutdownOnSignals(): AbortSignal {
-  if (processShutdown === undefined) {
-    const controller = new AbortController();
-    processShutdown = controller;
-    for (const name of ['SIGTERM', 'SIGINT'] as const) {
-      process.once(name, () => controller.abort(new ShutdownRequested(name)));
-    }
-  }
-  return processShutdown.signal;
-}
-
 /** The signal that stopped the command, without adding listeners to find out. */
 function stoppedBy(io: CliIO): ShutdownRequested | undefined {
-  const signal = io === defaultIO ? processShutdown?.signal : io.shutdown;
+  const signal = io === defaultIO ? askedShutdown() : io.shutdown;
   const reason: unknown = signal?.aborted ? signal.reason : undefined;
   return reason instanceof ShutdownRequested ? reason : undefined;
 }
@@ -63,9 +41,9 @@ const defaultIO: CliIO = {
 
 export async function main(argv: string[], io: CliIO = defaultIO): Promise<number> {
   const code = await run(argv, io);
-  // serve ends on the signal by design; for the others it cuts the work short, which has
-  // been cancelled and cleaned up by now, and whatever they printed is incomplete.
-  const stopped = argv[0] === 'serve' ? undefined : stoppedBy(io);
+  // The signal cut the work short, which has been cancelled and cleaned up by now, and
+  // whatever the command printed is incomplete.
+  const stopped = stoppedBy(io);
   if (stopped === undefined) return code;
   io.stderr(`fluxlens: stopped by ${stopped.signal}\n`);
   return SIGNAL_EXIT_CODES[stopped.signal];
@@ -84,28 +62,37 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     }
     if (command === 'render') return await renderCommand(rest, io);
     if (command === 'diff') return await diffCommand(rest, io);
-    // The service and the Action load fastify, BullMQ and Octokit: not for render or diff.
-    if (command === 'serve')
-      return await (await import('./serve-command.js')).serveCommand(rest, io);
+    // The Action loads Octokit: not for render or diff.
     if (command === 'action')
       return await (await import('./action-command.js')).actionCommand(rest, io);
-    // bin/fluxlens.js runs the worker process itself (workers/); here only its help is left.
+    // bin/fluxlens.js runs serve and worker as processes of their own (workers/); here only
+    // their help is left, and serve's refusal of flags it does not take.
     if (command === 'worker' && (rest.includes('--help') || rest.includes('-h'))) {
       io.stdout(usageOf('worker'));
       return 0;
     }
+    if (command === 'serve') return serveHelp(rest, io);
     const meant = nearest(command, COMMANDS);
     const hint = meant ? `; did you mean '${meant}'?` : ' (see fluxlens --help)';
     throw new UsageError(`unknown command '${command}'${hint}`);
   } catch (err) {
     // Cancelled by the signal: main says so, once.
-    if (classify(err) === 'cancelled' && argv[0] !== 'serve' && stoppedBy(io)) return 1;
+    if (classify(err) === 'cancelled' && stoppedBy(io)) return 1;
     io.stderr(`fluxlens: ${errorMessage(err)}${advice(err)}\n`);
     const kind = classify(err);
     if (kind === 'usage' || kind === 'setup') return 2;
     // diff's and action's exit 1 means "a finding reached failOn": a failure must not look so.
     return argv[0] === 'diff' || argv[0] === 'action' ? 2 : 1;
   }
+}
+
+/** `fluxlens serve` with arguments: it takes none but --help (bin/ runs it without any). */
+function serveHelp(args: string[], io: CliIO): number {
+  if (!parseFlags(args, { help: { type: 'boolean', short: 'h', default: false } }).help) {
+    throw new UsageError('fluxlens serve takes no arguments; FLUXLENS_* variables configure it');
+  }
+  io.stdout(usageOf('serve'));
+  return 0;
 }
 
 /** What the user can do next, in the CLI's words (the error only says why). */

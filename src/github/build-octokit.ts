@@ -8,16 +8,11 @@ import { retry } from '@octokit/plugin-retry';
 import { throttling } from '@octokit/plugin-throttling';
 import { Octokit } from '@octokit/rest';
 import Bottleneck from 'bottleneck';
+import type { LogSink } from '../logger.js';
 import { FLUXLENS_VERSION } from '../version.js';
 
 export const FluxlensOctokit = Octokit.plugin(retry, throttling);
 export type GitHubOctokit = InstanceType<typeof FluxlensOctokit>;
-
-/** Pino's `(fields, message)` shape; a pino logger fits as is. */
-export interface GitHubLogger {
-  warn(fields: Record<string, unknown>, message: string): void;
-  info(fields: Record<string, unknown>, message: string): void;
-}
 
 export interface RetryOptions {
   /** Retries of a 5xx or network failure. */
@@ -46,7 +41,7 @@ export type OctokitAuth =
 export interface OctokitSettings {
   apiUrl: string;
   auth: OctokitAuth;
-  logger: GitHubLogger;
+  logger: LogSink;
   retry: Required<RetryOptions>;
   /** Shared by the client's Octokits, keyed by `throttleId`. */
   pacing: { write: Bottleneck.Group; notifications: Bottleneck.Group };

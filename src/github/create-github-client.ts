@@ -4,11 +4,11 @@
  * expires), and our own identity looked up once. Options are plain data from config.
  */
 import { SetupError, classify } from '../errors.js';
+import type { LogSink } from '../logger.js';
 import {
   DEFAULT_RETRY,
   buildOctokit,
   createPacing,
-  type GitHubLogger,
   type GitHubOctokit,
   type OctokitAuth,
   type PacingOptions,
@@ -29,7 +29,7 @@ export interface GitHubClientOptions {
   /** `https://api.github.com`, or `https://HOST/api/v3` for GitHub Enterprise Server. */
   apiUrl: string;
   auth: { kind: 'app'; appId: string; privateKey: string } | { kind: 'token'; token: string };
-  logger?: GitHubLogger;
+  logger?: LogSink;
   retry?: RetryOptions;
   pacing?: PacingOptions;
   /** Per request attempt. */
@@ -61,7 +61,7 @@ export interface GitHubClient {
 
 /** Octokits kept for installations; the least recently used goes first. */
 const MAX_CACHED_INSTALLATIONS = 500;
-const silentLogger: GitHubLogger = { warn: () => {}, info: () => {} };
+const silentLogger: LogSink = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
 
 function apiUrlOf(raw: string): string {
   let url: URL;

@@ -1,12 +1,12 @@
 /** The service's GitHub client from its settings. */
 import type { ServiceConfig } from '../config.js';
 import { SetupError } from '../errors.js';
-import type { GitHubLogger } from './build-octokit.js';
+import type { LogSink } from '../logger.js';
 import { createGitHubClient, type GitHubClient } from './create-github-client.js';
 
 export function githubFromConfig(
   config: ServiceConfig,
-  logger: GitHubLogger,
+  logger: LogSink,
   onResponse?: (status: string) => void,
 ): GitHubClient {
   const { auth } = config.github;

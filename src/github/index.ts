@@ -5,7 +5,7 @@
  */
 export { createGitHubClient } from './create-github-client.js';
 export type { GitHubClient, GitHubClientOptions } from './create-github-client.js';
-export type { GitHubLogger, PacingOptions, RetryOptions } from './build-octokit.js';
+export type { PacingOptions, RetryOptions } from './build-octokit.js';
 export { GitHubError } from './github-error.js';
 export { CommentAuthorUnknownError } from './ensure-comment.js';
 export type {

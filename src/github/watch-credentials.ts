@@ -5,7 +5,7 @@
  * says nothing about them and keeps the last answer.
  */
 import { classify, errorMessage } from '../errors.js';
-import type { GitHubLogger } from './build-octokit.js';
+import type { LogSink } from '../logger.js';
 import type { GitHubClient } from './create-github-client.js';
 import { toGitHubError } from './github-error.js';
 
@@ -42,7 +42,7 @@ type Outcome =
  */
 export function watchCredentials(
   github: GitHubClient,
-  logger: GitHubLogger & { error(fields: object, message: string): void },
+  logger: LogSink,
   options: CredentialWatchOptions = {},
 ): CredentialWatch {
   const acceptedMs = options.acceptedIntervalMs ?? ACCEPTED_INTERVAL_MS;

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { JobInterruptedError } from './job-outcome.js';
-import type { QueueLogger } from './queue-logger.js';
+import type { LogSink } from '../logger.js';
 
 export interface CurrentJobWatch {
   /** `aliveKey` is refreshed on every poll: while it lives, the PR's next job waits. */
@@ -25,7 +25,7 @@ export interface CurrentJobWatch {
 export function watchCurrentJobs(
   redis: Redis,
   timing: { intervalMs: number; aliveMs: number },
-  logger: QueueLogger,
+  logger: LogSink,
 ): CurrentJobWatch {
   const tracked = new Map<
     string,

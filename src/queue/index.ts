@@ -11,7 +11,6 @@ export type { RedisConnection, RedisEndpoint } from './redis-connection.js';
 export { createInlineQueue } from './inline-queue.js';
 export type { InlineQueue, InlineQueueOptions } from './inline-queue.js';
 export type { QueueWorker, QueueWorkerOptions } from './queue-worker.js';
-export type { QueueLogger } from './queue-logger.js';
 export { JobInterruptedError } from './job-outcome.js';
 export type { InterruptionKind } from './job-outcome.js';
 export { queueDefaults } from './queue-defaults.js';

@@ -5,7 +5,7 @@ import { createMemoryDeliveryLedger } from './memory-ledger.js';
 import { createMemoryLimiter } from './memory-limiter.js';
 import { pullKey } from './pull-key.js';
 import { queueDefaults } from './queue-defaults.js';
-import type { QueueLogger } from './queue-logger.js';
+import type { LogSink } from '../logger.js';
 import type { QueueWorker, QueueWorkerOptions } from './queue-worker.js';
 import {
   type DeliveryLedger,
@@ -28,7 +28,7 @@ export interface InlineQueueOptions {
   /** Results in resultDir older than this are gone; undefined keeps them. */
   resultTtlSeconds?: number;
   deliveryTtlSeconds?: number;
-  logger?: QueueLogger;
+  logger?: LogSink;
 }
 
 export interface InlineQueue extends JobQueue, DeliveryLedger {

@@ -1,14 +1,11 @@
 /**
- * The slice of a pino logger the queue writes to; the caller passes its child logger, so
- * queue/ never builds one. Messages are constant strings, data goes in the object.
+ * Where the queue's lines go when the caller passes no logger; the caller passes its child
+ * logger otherwise, so queue/ never builds one.
  */
-export interface QueueLogger {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
+import type { LogSink } from '../logger.js';
 
-export const silentLogger: QueueLogger = {
+export const silentLogger: LogSink = {
+  debug: () => undefined,
   info: () => undefined,
   warn: () => undefined,
   error: () => undefined,

@@ -1,5 +1,5 @@
 import type { JobOutcome } from './job-outcome.js';
-import type { QueueLogger } from './queue-logger.js';
+import type { LogSink } from '../logger.js';
 import type { JobProcessor } from './types.js';
 
 /** A running consumer of the queue; both adapters return one. */
@@ -16,7 +16,7 @@ export interface QueueWorkerOptions {
   /** Jobs run at once by this worker. */
   concurrency: number;
   graceMs?: number;
-  logger?: QueueLogger;
+  logger?: LogSink;
 }
 
 /** After interrupting, how long close() waits for processors to honour the signal. */
@@ -36,7 +36,7 @@ export async function within(promise: Promise<unknown>, ms: number): Promise<voi
 function noop(): void {}
 
 /** One log line per job end, the same fields for both adapters. */
-export function logOutcome(logger: QueueLogger, fields: object, outcome: JobOutcome): void {
+export function logOutcome(logger: LogSink, fields: object, outcome: JobOutcome): void {
   switch (outcome.kind) {
     case 'completed':
       return logger.info(fields, 'job completed');

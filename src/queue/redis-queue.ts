@@ -3,7 +3,8 @@ import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { queueDefaults } from './queue-defaults.js';
-import { type QueueLogger, silentLogger } from './queue-logger.js';
+import type { LogSink } from '../logger.js';
+import { silentLogger } from './queue-logger.js';
 import { type RedisConnection, closeRedis, endUnready, openRedis } from './redis-connection.js';
 import { DEFAULT_QUEUE_NAME, type RedisKeys, redisKeys } from './redis-keys.js';
 import { createRedisResultStore } from './redis-result-store.js';
@@ -31,7 +32,7 @@ export interface RedisQueueOptions {
   jobStateTtlSeconds?: number;
   /** Seconds a result is kept after its last write; undefined keeps results forever. */
   resultTtlSeconds?: number;
-  logger?: QueueLogger;
+  logger?: LogSink;
 }
 
 export interface RedisQueue extends JobQueue, DeliveryLedger {

@@ -4,7 +4,8 @@ import { createCurrentCheck } from './current-check.js';
 import { type CurrentJobWatch, watchCurrentJobs } from './current-job-watch.js';
 import { type JobOutcome, runProcessor } from './job-outcome.js';
 import { queueDefaults } from './queue-defaults.js';
-import { type QueueLogger, silentLogger } from './queue-logger.js';
+import type { LogSink } from '../logger.js';
+import { silentLogger } from './queue-logger.js';
 import {
   ABORT_WAIT_MS,
   type QueueWorker,
@@ -100,7 +101,7 @@ interface WorkerHandle {
   prefixes: JobKeyPrefixes;
   queue: Queue;
   watch: CurrentJobWatch;
-  logger: QueueLogger;
+  logger: LogSink;
   processor: JobProcessor;
 }
 

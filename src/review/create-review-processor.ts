@@ -4,12 +4,13 @@
  */
 import { createHash } from 'node:crypto';
 import type { ServiceConfig } from '../config.js';
+import type { Logger } from '../logger.js';
 import type { Registry } from 'prom-client';
 import { queueDefaults, type JobProcessor, type ResultStore } from '../queue/index.js';
 import { createToolRunner } from '../tool-runner.js';
 import { reviewPullRequest } from './review-pull-request.js';
 import { createReviewMetrics } from './review-metrics.js';
-import type { ReviewGitHub, ReviewLogger, ReviewSettings } from './types.js';
+import type { ReviewGitHub, ReviewSettings } from './types.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -17,7 +18,7 @@ export interface ReviewProcessorDeps {
   config: ServiceConfig;
   github: ReviewGitHub;
   results: ResultStore;
-  logger: ReviewLogger;
+  logger: Logger;
   /** Where the review's metrics go (see createReviewMetrics); none without. */
   registry?: Registry;
   /** The attempts the queue makes; the last one reports failures. The queue's default. */

@@ -7,7 +7,6 @@ export { COMMENT_MARKER } from './publish.js';
 export type {
   ReviewDeps,
   ReviewGitHub,
-  ReviewLogger,
   ReviewMetrics,
   ReviewSettings,
   ReviewStage,

@@ -18,18 +18,34 @@ export async function reviewPullRequest(
   ctx: JobContext,
   deps: ReviewDeps,
 ): Promise<void> {
-  const run: Run = { job, ctx, deps, log: { jobId: ctx.jobId, ...job.pull, attempt: ctx.attempt } };
+  // Every line of this review, analyze's included, names the job and the PR; the head's
+  // SHA joins them once it is known.
+  const jobLog = deps.logger.child({ jobId: ctx.jobId, ...job.pull, attempt: ctx.attempt });
+  const now = deps.now ?? (() => performance.now());
+  const started = now();
+  let found: FoundHead;
   try {
-    await review(run);
+    found = await findHead(job, deps);
   } catch (err) {
-    await settleFailure(err, run);
+    return settleFailure(err, { ctx, deps, log: jobLog });
+  }
+  const { target } = found;
+  const log = jobLog.child({ headSha: target.headSha });
+  try {
+    await review({ job, ctx, deps, log, target }, found, { now, started });
+  } catch (err) {
+    await settleFailure(err, { ctx, deps, log, target });
   }
 }
 
-async function review(run: Run): Promise<void> {
-  const { job, ctx, deps } = run;
-  const now = deps.now ?? (() => performance.now());
-  const started = now();
+interface FoundHead {
+  head: PullHead;
+  installationId: number | undefined;
+  target: Target;
+}
+
+/** The PR's head and where the review publishes on it. */
+async function findHead(job: ReviewJob, deps: ReviewDeps): Promise<FoundHead> {
   // An API call names only the repository: its installation is looked up.
   const installationId =
     job.installationId ??
@@ -37,7 +53,15 @@ async function review(run: Run): Promise<void> {
   const writer = deps.github.forInstallation(installationId);
   const head = await pullHead(job, writer);
   const target: Target = { writer, pull: job.pull, headSha: head.headSha, settings: deps.settings };
-  Object.assign(run, { target, log: { ...run.log, headSha: head.headSha } });
+  return { head, installationId, target };
+}
+
+async function review(
+  run: Run,
+  { head, installationId }: FoundHead,
+  { now, started }: { now: () => number; started: number },
+): Promise<void> {
+  const { job, ctx, deps, log, target } = run;
   if (head.fromFork && !deps.settings.renderForks) {
     await reportSkipped(deps.github, deps.settings, {
       pull: job.pull,
@@ -48,7 +72,7 @@ async function review(run: Run): Promise<void> {
     return;
   }
   await publishStarted(target, ctx.attempt > 1);
-  const outcome = await analyzeHead({ ...job, installationId }, ctx, deps, head, now);
+  const outcome = await analyzeHead({ ...job, installationId }, run, head, now);
   // A newer head or a closed PR took over while this one ran: it must not publish.
   if (ctx.signal.aborted || !(await ctx.isCurrent())) return;
   if (outcome === 'head-gone') {
@@ -65,7 +89,7 @@ async function review(run: Run): Promise<void> {
   deps.metrics?.stage('publish', now() - publishStart);
   deps.metrics?.stage('total', now() - started);
   deps.metrics?.renderErrors(result.errors.filter((e) => e.side === 'head').length);
-  deps.logger.info({ ...run.log, verdict: result.verdict.level }, 'review published');
+  log.info({ verdict: result.verdict.level }, 'review published');
 }
 
 interface PullHead {
@@ -85,8 +109,7 @@ async function pullHead(job: ReviewJob, writer: GitHubWriter): Promise<PullHead>
 
 async function analyzeHead(
   job: Pick<ReviewJob, 'pull'> & { installationId: number | undefined },
-  ctx: JobContext,
-  deps: ReviewDeps,
+  { ctx, deps, log }: Run,
   head: PullHead,
   now: () => number,
 ): Promise<AnalysisOutcome | 'head-gone'> {
@@ -124,7 +147,7 @@ async function analyzeHead(
     runner: deps.runner,
     machine: deps.machine,
     signal: ctx.signal,
-    logger: deps.logger,
+    logger: log,
   });
   const stages: Array<[ReviewStage, string]> = [
     ['render-base', 'render-base'],

@@ -6,7 +6,7 @@
 import { classify, errorMessage } from '../errors.js';
 import { PermanentJobError } from '../queue/index.js';
 import { publishConclusion } from './publish.js';
-import type { Run } from './types.js';
+import type { Failed } from './types.js';
 
 const MAX_REASON_CHARS = 2000;
 
@@ -18,24 +18,24 @@ const TITLES = {
 } as const;
 
 /** Rethrows what the queue must act on: the same error to retry, PermanentJobError to stop. */
-export async function settleFailure(err: unknown, run: Run): Promise<never> {
-  const { target, ctx, deps, log } = run;
+export async function settleFailure(err: unknown, failed: Failed): Promise<never> {
+  const { target, ctx, deps, log } = failed;
   const kind = classify(err);
   if (kind === 'cancelled' || ctx.signal.aborted) throw err;
   const retry =
     (kind === 'transient' || kind === 'internal') && ctx.attempt < deps.settings.attempts;
   if (retry) {
-    deps.logger.warn({ ...log, err, kind }, 'review failed; it will be retried');
+    log.warn({ err, kind }, 'review failed; it will be retried');
     throw err;
   }
-  deps.logger.error({ ...log, err, kind }, 'review failed; giving up');
+  log.error({ err, kind }, 'review failed; giving up');
   // Reporting is best effort: GitHub itself may be what failed.
   if (target !== undefined && (await ctx.isCurrent())) {
     await publishConclusion(target, 'failure', {
       title: TITLES[kind],
       summary: `fluxlens could not finish the review of ${target.headSha.slice(0, 12)}:\n\n${clip(errorMessage(err))}\n`,
     }).catch((publishErr: unknown) =>
-      deps.logger.warn({ ...log, err: publishErr }, 'could not report the failure on GitHub'),
+      log.warn({ err: publishErr }, 'could not report the failure on GitHub'),
     );
   }
   throw new PermanentJobError(errorMessage(err), { cause: err });

@@ -1,6 +1,7 @@
 /** What a review needs beside its job: the outside world, behind narrow interfaces. */
-import type { AnalysisLogger, RenderMachine } from '../analysis/index.js';
+import type { RenderMachine } from '../analysis/index.js';
 import type { GitHubWriter } from '../github/index.js';
+import type { Logger, LogSink } from '../logger.js';
 import type { JobContext, PullRef, ResultStore, ReviewJob } from '../queue/index.js';
 import type { ToolRunner } from '../tool-runner.js';
 
@@ -38,18 +39,14 @@ export interface ReviewMetrics {
 
 export type ReviewStage = 'fetch' | 'render-base' | 'render-head' | 'diff' | 'publish' | 'total';
 
-export interface ReviewLogger extends AnalysisLogger {
-  info(fields: object, message: string): void;
-  error(fields: object, message: string): void;
-}
-
 export interface ReviewDeps {
   github: ReviewGitHub;
   runner: ToolRunner;
   machine: RenderMachine;
   results: ResultStore;
   settings: ReviewSettings;
-  logger: ReviewLogger;
+  /** The root each job's child logger comes from. */
+  logger: Logger;
   metrics?: ReviewMetrics;
   /** Milliseconds, for durations; a monotonic clock by default. */
   now?: () => number;
@@ -65,11 +62,20 @@ export interface Target {
   settings: Pick<ReviewSettings, 'mode' | 'comment'>;
 }
 
-/** One review in progress; `target` is known once the PR's head is. */
+/** One review in progress, its PR's head known. */
 export interface Run {
   job: ReviewJob;
   ctx: JobContext;
   deps: ReviewDeps;
-  log: Record<string, unknown>;
+  /** The job's logger: job id, PR, attempt and head SHA on every line. */
+  log: LogSink;
+  target: Target;
+}
+
+/** A review that failed; `target` is there when the PR's head was found. */
+export interface Failed {
+  ctx: JobContext;
+  deps: ReviewDeps;
+  log: LogSink;
   target?: Target;
 }

@@ -9,7 +9,7 @@ import { repositoryKey } from '../model/index.js';
 import { registerApiRoutes } from './api-routes.js';
 import { createBackgroundTasks } from './background-tasks.js';
 import { installErrorHandler } from './error-handler.js';
-import { registerHealthRoutes } from './health-routes.js';
+import { queueReadiness, registerHealthRoutes } from './health-routes.js';
 import { createMetricsRegistry, registerServerMetrics } from './metrics.js';
 import { registerReportRoute } from './report-route.js';
 import type { ServerContext } from './server-context.js';
@@ -55,7 +55,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   registerWebhookRoute(app, ctx);
   registerApiRoutes(app, ctx);
   registerReportRoute(app, ctx);
-  registerHealthRoutes(app, ctx, registry);
+  registerHealthRoutes(app, registry, deps.readiness ?? (() => queueReadiness(deps)));
   app.addHook('onClose', async () => background.drain());
   return app;
 }

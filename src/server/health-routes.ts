@@ -5,16 +5,14 @@
 import type { FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
 import { FLUXLENS_VERSION } from '../version.js';
-import type { ServerContext } from './server-context.js';
-import type { Readiness } from './types.js';
+import type { Readiness, ServerDeps } from './types.js';
 
 export function registerHealthRoutes(
   app: FastifyInstance,
-  ctx: ServerContext,
   registry: Registry,
+  readiness: () => Promise<Readiness>,
 ): void {
   const quiet = { logLevel: 'warn' } as const;
-  const readiness = ctx.deps.readiness ?? (() => queueReadiness(ctx));
 
   app.get('/healthz', quiet, async () => ({ status: 'ok', version: FLUXLENS_VERSION }));
 
@@ -34,9 +32,12 @@ export function registerHealthRoutes(
   );
 }
 
-async function queueReadiness(ctx: ServerContext): Promise<Readiness> {
-  const queue = await ctx.deps.queue.ping().catch(() => false);
-  return readinessOf(queue, ctx.deps.credentialRejection);
+/** Ready when the queue answers and GitHub has not refused the credentials (readinessOf). */
+export async function queueReadiness(
+  deps: Pick<ServerDeps, 'queue' | 'credentialRejection'>,
+): Promise<Readiness> {
+  const queue = await deps.queue.ping().catch(() => false);
+  return readinessOf(queue, deps.credentialRejection);
 }
 
 /**

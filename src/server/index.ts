@@ -4,6 +4,7 @@
  * arrive injected) and never reads process.env.
  */
 export { buildServer } from './build-server.js';
+export { buildHealthServer, type HealthServerDeps } from './health-server.js';
 export { jobForEvent } from './job-for-event.js';
 export { createMetricsRegistry } from './metrics.js';
 export type { MetricsRegistryOptions } from './metrics.js';

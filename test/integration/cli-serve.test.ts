@@ -3,22 +3,35 @@
  * work, with one line that names the variable (and never the value of a secret).
  */
 import { describe, expect, it } from 'vitest';
+import { main as serve } from '../../workers/serve.js';
 import { main as worker } from '../../workers/worker.js';
-import { runCli } from '../support/cli.js';
+
+/** The process's exit code and what it printed before it stopped. */
+async function start(
+  main: typeof serve,
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number; stderr: string }> {
+  let stderr = '';
+  const code = await main({
+    env,
+    stderr: (text) => (stderr += text),
+    shutdown: AbortSignal.abort(),
+  });
+  return { code, stderr };
+}
 
 describe('starting the service', () => {
   it('refuses to serve without a webhook secret, naming the variable', async () => {
-    const run = await runCli(['serve'], {
-      env: { FLUXLENS_GITHUB_TOKEN: 'ghp_notReallyAToken123' },
-    });
+    const run = await start(serve, { FLUXLENS_GITHUB_TOKEN: 'ghp_notReallyAToken123' });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('FLUXLENS_WEBHOOK_SECRET is required');
     expect(run.stderr).not.toContain('ghp_notReallyAToken123');
   });
 
   it('refuses a GitHub App id without its private key', async () => {
-    const run = await runCli(['serve'], {
-      env: { FLUXLENS_WEBHOOK_SECRET: 'whsec-0123456789', FLUXLENS_GITHUB_APP_ID: '12' },
+    const run = await start(serve, {
+      FLUXLENS_WEBHOOK_SECRET: 'whsec-0123456789',
+      FLUXLENS_GITHUB_APP_ID: '12',
     });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(
@@ -27,8 +40,9 @@ describe('starting the service', () => {
   });
 
   it('refuses an invalid value, naming the variable and not the value', async () => {
-    const run = await runCli(['serve'], {
-      env: { FLUXLENS_WEBHOOK_SECRET: 'whsec-0123456789', FLUXLENS_REDIS_URL: 'http://s3cr3t@x' },
+    const run = await start(serve, {
+      FLUXLENS_WEBHOOK_SECRET: 'whsec-0123456789',
+      FLUXLENS_REDIS_URL: 'http://s3cr3t@x',
     });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('FLUXLENS_REDIS_URL');
@@ -36,13 +50,8 @@ describe('starting the service', () => {
   });
 
   it('refuses to start a worker without Redis', async () => {
-    let stderr = '';
-    const code = await worker({
-      env: { FLUXLENS_GITHUB_TOKEN: 'ghp_notReallyAToken123' },
-      stderr: (text) => (stderr += text),
-      shutdown: AbortSignal.abort(),
-    });
-    expect(code).toBe(2);
-    expect(stderr).toContain('FLUXLENS_REDIS_URL is required');
+    const run = await start(worker, { FLUXLENS_GITHUB_TOKEN: 'ghp_notReallyAToken123' });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('FLUXLENS_REDIS_URL is required');
   });
 });

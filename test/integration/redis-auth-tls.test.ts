@@ -102,12 +102,13 @@ describe('Redis with a password', () => {
     // What the queue hands its logger, before the logger's own serializers see it.
     const raw: string[] = [];
     const recording = {
-      info: (fields: object, message: string) => logger.info(fields, message),
-      warn: (fields: object, message: string) => {
+      debug: (fields: object, message?: string) => logger.debug(fields, message),
+      info: (fields: object, message?: string) => logger.info(fields, message),
+      warn: (fields: object, message?: string) => {
         raw.push(inspect(fields, { depth: 5 }));
         logger.warn(fields, message);
       },
-      error: (fields: object, message: string) => {
+      error: (fields: object, message?: string) => {
         raw.push(inspect(fields, { depth: 5 }));
         logger.error(fields, message);
       },

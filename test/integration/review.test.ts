@@ -11,11 +11,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { classify } from '../../src/errors.js';
 import { loadServiceConfig } from '../../src/config.js';
 import { createGitHubClient } from '../../src/github/index.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger, type Logger } from '../../src/logger.js';
 import {
   createInlineQueue,
   type JobContext,
   type JobProcessor,
+  type ResultStore,
   type ReviewJob,
 } from '../../src/queue/index.js';
 import { COMMENT_MARKER, createReviewProcessor } from '../../src/review/index.js';
@@ -96,7 +97,10 @@ afterAll(async () => {
 
 let pushHead: (sha: string) => void = () => {};
 
-function processor(env: Record<string, string> = {}): JobProcessor {
+function processor(
+  env: Record<string, string> = {},
+  options: { logger?: Logger; results?: ResultStore } = {},
+): JobProcessor {
   const config = loadServiceConfig('server', {
     PATH: process.env['PATH'] ?? '',
     HOME: process.env['HOME'] ?? work,
@@ -116,8 +120,8 @@ function processor(env: Record<string, string> = {}): JobProcessor {
   return createReviewProcessor({
     config,
     github,
-    results: createInlineQueue().results,
-    logger: createLogger({ level: 'silent' }),
+    results: options.results ?? createInlineQueue().results,
+    logger: options.logger ?? createLogger({ level: 'silent' }),
     attempts: 2,
   });
 }
@@ -189,6 +193,42 @@ describe('a review', () => {
     const reported = runs(head).filter((r) => r.status === 'completed');
     expect(reported.length).toBe(completedBefore + 1);
     expect(reported.at(-1)?.output.title).toMatch(/a service it needs did not answer/);
+  });
+
+  it("logs the analysis's lines with the job, the pull request and the head it reviews", async () => {
+    const head = heads['recolour'] ?? '';
+    pushHead(head);
+    const lines: string[] = [];
+    const logger = createLogger({ level: 'debug', destination: { write: (l) => lines.push(l) } });
+    const queue = createInlineQueue();
+    queue.startWorker({
+      concurrency: 1,
+      processor: processor({}, { logger, results: queue.results }),
+    });
+    try {
+      const queued = await queue.enqueue(job(head));
+      for (let waited = 0; !(await queue.results.has(PULL, head)); waited += 50) {
+        if (waited > 60_000) throw new Error(`the review did not finish:\n${lines.join('')}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const logged = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+      const finished = logged.find((line) => line['msg'] === 'analysis finished');
+      expect(finished).toMatchObject({
+        jobId: queued.jobId,
+        owner: OWNER,
+        repo: REPO,
+        pullNumber: PULL.pullNumber,
+        attempt: 1,
+        headSha: head,
+      });
+      expect(logged.find((line) => line['msg'] === 'review published')).toMatchObject({
+        jobId: queued.jobId,
+        headSha: head,
+        verdict: expect.any(String) as unknown,
+      });
+    } finally {
+      await queue.close();
+    }
   });
 
   it('skips a PR from a fork that a comment asked for, saying why', async () => {

@@ -47,8 +47,11 @@ type ClientExtras = Omit<GitHubClientOptions, 'apiUrl' | 'auth'>;
 
 function clientOptions(extras: ClientExtras, warnings: Fixture['warnings']): ClientExtras {
   const logger = {
-    warn: (fields: Record<string, unknown>, message: string) => warnings.push({ message, fields }),
+    debug: () => {},
     info: () => {},
+    warn: (fields: Record<string, unknown>, message?: string) =>
+      warnings.push({ message: message ?? '', fields }),
+    error: () => {},
   };
   return { ...FAST, logger, ...extras };
 }

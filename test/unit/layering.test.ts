@@ -30,6 +30,23 @@ describe('the layering check', () => {
     expect(checkLayering(tree({}))).toEqual([]);
   });
 
+  it("lets every part import the logger's types, and only its types", () => {
+    const logger = {
+      'src/logger.ts': 'export type LogSink = { info(m: string): void };\nexport const root = 1;\n',
+    };
+    const typed = tree({
+      ...logger,
+      'src/render/logs.ts':
+        "import type { LogSink } from '../logger.js';\nexport const logs = (l: LogSink) => l;\n",
+    });
+    const valued = tree({
+      ...logger,
+      'src/render/logs.ts': "import { root } from '../logger.js';\nexport const logs = root;\n",
+    });
+    expect(checkLayering(typed)).toEqual([]);
+    expect(checkLayering(valued).map((v) => v.rule)).toEqual(['layer']);
+  });
+
   it.each([
     [
       'an upward import (render reaching into report)',

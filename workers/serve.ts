@@ -1,33 +1,29 @@
 /**
  * `fluxlens serve`: the webhook server. With FLUXLENS_REDIS_URL it only takes deliveries
  * in and `fluxlens worker` processes review them; without, an inline queue and worker run
- * in this process with the same semantics. It wires and waits; the parts live below.
+ * in this process with the same semantics. It wires and waits; the parts live in src/.
+ * Its help is the CLI's (`fluxlens serve --help`), as the worker's is.
  */
-import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { loadServiceConfig, type ServiceConfig } from '../config.js';
-import { githubFromConfig, watchCredentials, type GitHubClient } from '../github/index.js';
-import { createLogger, type Logger } from '../logger.js';
+import type { ServiceConfig } from '../src/config.js';
+import type { Logger } from '../src/logger.js';
 import {
   createInlineQueue,
   createRedisQueue,
   type DeliveryLedger,
   type JobQueue,
   type ResultStore,
-} from '../queue/index.js';
-import { parseAnalysisResult, renderHtml } from '../report/index.js';
+} from '../src/queue/index.js';
+import { parseAnalysisResult, renderHtml } from '../src/report/index.js';
+import { acknowledgeCommand, reportSigningKey, reportSkipped } from '../src/review/index.js';
+import { buildServer, startResync } from '../src/server/index.js';
 import {
-  acknowledgeCommand,
-  createGitHubCallCounter,
-  createReviewProcessor,
-  reportSigningKey,
-  reportSkipped,
-} from '../review/index.js';
-import { buildServer, createMetricsRegistry, startResync } from '../server/index.js';
-import { FLUXLENS_VERSION } from '../version.js';
-import { parseFlags } from './flags.js';
-import type { CliIO } from './io.js';
-import { usageOf } from './usage.js';
+  type ProcessIO,
+  runProcess,
+  type Service,
+  startService,
+  stopRequested,
+} from './service.js';
 
 interface Intake {
   queue: JobQueue;
@@ -36,20 +32,17 @@ interface Intake {
   close(): Promise<void>;
 }
 
-export async function serveCommand(args: string[], io: CliIO): Promise<number> {
-  if (parseFlags(args, { help: { type: 'boolean', short: 'h', default: false } }).help) {
-    io.stdout(usageOf('serve'));
-    return 0;
-  }
-  const config = loadServiceConfig('server', io.env, { cpuCount: availableParallelism() });
-  const logger = createLogger({ level: config.logLevel });
-  logger.info({ version: FLUXLENS_VERSION, node: process.version }, 'fluxlens serve starting');
-  const registry = createMetricsRegistry({ processMetrics: true });
-  const github = githubFromConfig(config, logger, createGitHubCallCounter(registry));
-  const credentials = watchCredentials(github, logger);
+/** Runs until `shutdown`; the exit code is 2 for a setup problem, 1 for anything else. */
+export function main(io: ProcessIO): Promise<number> {
+  return runProcess('fluxlens', io, () => serve(io));
+}
+
+async function serve(io: ProcessIO): Promise<void> {
+  const service = startService('server', io);
+  const { config, logger, github, credentials } = service;
   const intake = config.redisUrl
     ? redisIntake(config, config.redisUrl, logger)
-    : inlineIntake(config, logger, github, registry);
+    : inlineIntake(service);
   const mode = config.github.auth?.kind === 'token' ? 'token' : 'app';
   const app = buildServer({
     logger,
@@ -69,7 +62,7 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
     renderForks: config.renderForks,
     ...optional('repositoryAllowlist', config.repositories),
     ...(config.github.auth?.kind === 'app' ? { appId: Number(config.github.auth.appId) } : {}),
-    metrics: registry,
+    metrics: service.registry,
     credentialRejection: () => credentials.rejection(),
     renderReportHtml: (json) => renderHtml(parseAnalysisResult(json)),
     skipCheck: (info) => reportSkipped(github, { mode, comment: config.comment }, info),
@@ -94,13 +87,12 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
           config.resyncIntervalMs,
         )
       : undefined;
-  await waitFor(io.shutdown);
+  await stopRequested(io);
   logger.info({}, 'shutting down');
   resync?.stop();
   credentials.stop();
   await app.close();
   await intake.close();
-  return 0;
 }
 
 function redisIntake(config: ServiceConfig, url: string, logger: Logger): Intake {
@@ -114,12 +106,7 @@ function redisIntake(config: ServiceConfig, url: string, logger: Logger): Intake
   return { queue, deliveries: queue, results: queue.results, close: () => queue.close() };
 }
 
-function inlineIntake(
-  config: ServiceConfig,
-  logger: Logger,
-  github: GitHubClient,
-  registry: ReturnType<typeof createMetricsRegistry>,
-): Intake {
+function inlineIntake({ config, logger, reviewProcessor }: Service): Intake {
   const queue = createInlineQueue({
     resultDir: join(config.cacheDir, 'results'),
     ...optional('resultTtlSeconds', config.resultTtlSeconds),
@@ -129,7 +116,7 @@ function inlineIntake(
     concurrency: config.workerConcurrency,
     graceMs: config.shutdownGraceMs,
     logger,
-    processor: createReviewProcessor({ config, github, results: queue.results, logger, registry }),
+    processor: reviewProcessor(queue.results),
   });
   logger.info(
     { queue: 'inline' },
@@ -140,12 +127,4 @@ function inlineIntake(
 
 function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
   return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
-}
-
-function waitFor(signal: AbortSignal | undefined): Promise<void> {
-  if (signal === undefined) return new Promise(() => {});
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) =>
-    signal.addEventListener('abort', () => resolve(), { once: true }),
-  );
 }

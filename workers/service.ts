@@ -1,0 +1,85 @@
+/**
+ * What `fluxlens serve` and `fluxlens worker` both build before they part ways: their
+ * role's config, the logger (whose first line names the version), the metrics registry,
+ * the GitHub client and the watch on its credentials, and the review both queues run; and
+ * how either process ends in an exit code.
+ */
+import { availableParallelism } from 'node:os';
+import type { Registry } from 'prom-client';
+import { loadServiceConfig, type ServiceConfig } from '../src/config.js';
+import { classify, errorMessage } from '../src/errors.js';
+import {
+  githubFromConfig,
+  watchCredentials,
+  type CredentialWatch,
+  type GitHubClient,
+} from '../src/github/index.js';
+import { createLogger, type Logger } from '../src/logger.js';
+import type { JobProcessor, ResultStore } from '../src/queue/index.js';
+import { createGitHubCallCounter, createReviewProcessor } from '../src/review/index.js';
+import { createMetricsRegistry } from '../src/server/index.js';
+import { FLUXLENS_VERSION } from '../src/version.js';
+
+/** What a process entry point may touch of its process (bin/fluxlens.js passes it). */
+export interface ProcessIO {
+  env: NodeJS.ProcessEnv;
+  stderr: (text: string) => void;
+  /** Aborts when the process is asked to stop. */
+  shutdown: AbortSignal;
+}
+
+export interface Service {
+  config: ServiceConfig;
+  logger: Logger;
+  registry: Registry;
+  github: GitHubClient;
+  credentials: CredentialWatch;
+  /** The review of one job, storing its result in `results`; build it once per process. */
+  reviewProcessor(results: ResultStore): JobProcessor;
+}
+
+export function startService(role: 'server' | 'worker', io: ProcessIO): Service {
+  const config = loadServiceConfig(role, io.env, { cpuCount: availableParallelism() });
+  const logger = createLogger({ level: config.logLevel });
+  const starting = role === 'server' ? 'fluxlens serve starting' : 'fluxlens worker starting';
+  logger.info({ version: FLUXLENS_VERSION, node: process.version }, starting);
+  const registry = createMetricsRegistry({ processMetrics: true });
+  const github = githubFromConfig(config, logger, createGitHubCallCounter(registry));
+  const credentials = watchCredentials(github, logger);
+  return {
+    config,
+    logger,
+    registry,
+    github,
+    credentials,
+    reviewProcessor: (results) =>
+      createReviewProcessor({ config, github, results, logger, registry }),
+  };
+}
+
+/**
+ * Runs a process until `run` returns (0); an error becomes one line on stderr, after
+ * `prefix`, and exit code 2 for a setup or usage problem, 1 for anything else.
+ */
+export async function runProcess(
+  prefix: string,
+  io: ProcessIO,
+  run: () => Promise<void>,
+): Promise<number> {
+  try {
+    await run();
+    return 0;
+  } catch (err) {
+    io.stderr(`${prefix}: ${errorMessage(err)}\n`);
+    const kind = classify(err);
+    return kind === 'setup' || kind === 'usage' ? 2 : 1;
+  }
+}
+
+/** Resolves when the process is asked to stop. */
+export function stopRequested(io: ProcessIO): Promise<void> {
+  if (io.shutdown.aborted) return Promise.resolve();
+  return new Promise((resolve) =>
+    io.shutdown.addEventListener('abort', () => resolve(), { once: true }),
+  );
+}
