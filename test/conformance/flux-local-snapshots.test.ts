@@ -14,7 +14,7 @@ import {
   type Manifest,
   type RenderedCluster,
 } from '../../src/model/render.js';
-import { parseDocuments } from '../../src/render/yaml.js';
+import { parseDocuments } from '../../src/yaml/yaml.js';
 import { sortDeep, withoutIndex } from './snapshot-objects.js';
 import { readAmbr } from '../support/ambr.js';
 import { fluxLocalFixtures, hasFluxLocalFixtures } from '../support/paths.js';

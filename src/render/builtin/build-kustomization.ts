@@ -42,8 +42,7 @@ import {
 } from './post-build-substitution.js';
 import { SubstitutionError } from './substitute.js';
 import { copyTree, linkPaths, replaceFile } from '../tree.js';
-import { parseDocuments } from '../yaml.js';
-import { parseFileDocuments } from '../yaml-memo.js';
+import { parseDocuments, parseFileDocuments } from '../../yaml/index.js';
 
 const ORIGIN = 'config.kubernetes.io/origin';
 export const OWNER_NAME_LABEL = 'kustomize.toolkit.fluxcd.io/name';

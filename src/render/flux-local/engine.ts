@@ -142,7 +142,7 @@ import { materializeRepository } from '../materialize.js';
 import { producerKey, type RenderedCluster } from '../../model/index.js';
 import { copyTree, isDirectory } from '../tree.js';
 import { createWorkspace, removeWorkspace } from '../workspace.js';
-import { parseDocuments } from '../yaml.js';
+import { parseDocuments } from '../../yaml/index.js';
 
 export class FluxLocalEngine implements RenderEngine {
   readonly name = 'flux-local' as const;

@@ -42,8 +42,7 @@ import {
   type RenderError,
   type RenderErrorTags,
 } from '../../model/index.js';
-import { parseDocuments } from '../yaml.js';
-import { parseFileDocuments } from '../yaml-memo.js';
+import { parseDocuments, parseFileDocuments } from '../../yaml/index.js';
 
 export type RunOutcome = { ok: true; stdout: string } | { ok: false; message: string };
 

@@ -14,8 +14,7 @@ import { isFluxKustomization, isFluxSource, isHelmRelease } from './objects.js';
 import type { Manifest } from '../../model/index.js';
 import type { SourceIgnore } from './source-ignore.js';
 import { normalizeFluxPath } from './sources.js';
-import { parseFileDocuments } from '../yaml-memo.js';
-import { MAX_YAML_FILE_BYTES } from '../yaml-bounds.js';
+import { MAX_YAML_FILE_BYTES, parseFileDocuments } from '../../yaml/index.js';
 
 export interface FoundObject {
   manifest: Manifest;

@@ -8,8 +8,14 @@ import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { ToolRunner } from '../../tool-runner.js';
 import { findKustomizationFile } from './generate.js';
 import type { KustomizeServer } from './kustomize-server.js';
-import { parseDocuments, yamlOverLimit } from '../yaml.js';
-import { MAX_YAML_FILE_BYTES, TOO_BIG, TOO_MANY_NODES, tooManyNodes } from '../yaml-bounds.js';
+import {
+  MAX_YAML_FILE_BYTES,
+  parseDocuments,
+  TOO_BIG,
+  TOO_MANY_NODES,
+  tooManyNodes,
+  yamlOverLimit,
+} from '../../yaml/index.js';
 import { FluxlensError } from '../../errors.js';
 
 export interface KustomizeOptions {
