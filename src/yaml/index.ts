@@ -4,6 +4,14 @@
  * here. It must not give the values meaning or import anything of ours beyond model/ and errors.
  */
 export { GoYamlError, goYamlTags, parseGoYaml } from './go-yaml.js';
-export { MAX_YAML_FILE_BYTES, TOO_BIG, TOO_MANY_NODES, tooManyNodes } from './yaml-bounds.js';
+export {
+  composeBounded,
+  ExpansionBudget,
+  MAX_YAML_FILE_BYTES,
+  TOO_BIG,
+  TOO_DEEP,
+  TOO_MANY_NODES,
+  tooManyNodes,
+} from './yaml-bounds.js';
 export { parseDocuments, yamlOverLimit, type ParsedDocument } from './yaml.js';
 export { parseFileDocuments } from './yaml-memo.js';
