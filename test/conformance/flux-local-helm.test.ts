@@ -6,7 +6,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { HelmSettings } from '../../src/render/engine.js';
+import type { HelmSettings } from '../../src/render/index.js';
 import {
   apiGroup,
   objectMeta,

@@ -9,7 +9,7 @@ import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createTcpServer, type Server as TcpServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchChartFile } from '../../src/render/helm/chart-fetch.js';
-import { DEFAULT_CHART_NETWORK, type ChartNetwork } from '../../src/render/engine.js';
+import { DEFAULT_CHART_NETWORK, type ChartNetwork } from '../../src/render/index.js';
 import { isNonPublicAddress } from '../../src/render/helm/chart-network.js';
 import { resolveOciChart } from '../../src/render/helm/chart-oci.js';
 import { ChartContentError } from '../../src/render/helm/chart-content-error.js';

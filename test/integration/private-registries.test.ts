@@ -16,7 +16,7 @@ import { resolveHttpChart } from '../../src/render/helm/chart-http-repository.js
 import { ChartContentError } from '../../src/render/helm/chart-content-error.js';
 import { ChartUnavailableError } from '../../src/render/helm/chart-unavailable-error.js';
 import type { ChartSourceContext } from '../../src/render/helm/chart-source-context.js';
-import { DEFAULT_CHART_NETWORK, type ChartNetwork } from '../../src/render/engine.js';
+import { DEFAULT_CHART_NETWORK, type ChartNetwork } from '../../src/render/index.js';
 import { ToolRunner } from '../../src/tool-runner.js';
 import { RecordingRunner } from '../support/chart-sources.js';
 import {

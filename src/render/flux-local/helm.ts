@@ -27,8 +27,8 @@
 import { readFile, realpath } from 'node:fs/promises';
 import { join, posix, resolve, sep } from 'node:path';
 import { isHelmRelease, normalizeFluxPath, refOf } from '../flux/index.js';
-import type { RenderSettings } from '../engine.js';
-import { mapLimit } from '../map-limit.js';
+import type { RenderSettings } from '../settings.js';
+import { mapLimit } from '../workspace/index.js';
 import { isolatedHelmHome } from '../helm/index.js';
 import { chartFailureTags } from './chart-failure.js';
 import {

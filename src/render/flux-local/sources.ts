@@ -10,7 +10,7 @@ import { isFluxKustomization } from '../flux/index.js';
 import { sourceRefOf, type MappedSource, type Workspace } from './producers.js';
 import type { Manifest } from '../../model/index.js';
 import type { SourceMapping } from '../source-mapping.js';
-import { copyTree, isDirectory } from '../tree.js';
+import { copyTree, isDirectory } from '../workspace/index.js';
 import { parseFileDocuments } from '../../yaml/index.js';
 
 const MAX_SCAN_BYTES = 4 * 1024 * 1024;

@@ -9,7 +9,7 @@ import { join, posix, resolve, sep } from 'node:path';
 import type { Manifest } from '../../model/index.js';
 import type { SourceMapping } from '../source-mapping.js';
 import { SourceIgnore } from './source-ignore.js';
-import { copyTree, keepsWholeTree, type TreeEntry } from '../tree.js';
+import { copyTree, keepsWholeTree, type TreeEntry } from '../workspace/index.js';
 
 export interface SourceRef {
   kind: string;

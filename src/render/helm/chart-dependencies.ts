@@ -9,7 +9,7 @@
  */
 import { readFile, readdir, realpath, stat } from 'node:fs/promises';
 import { join, posix, sep } from 'node:path';
-import { copyTree } from '../tree.js';
+import { copyTree } from '../workspace/index.js';
 import { readChartArchive, writeChartFiles } from './chart-archive.js';
 import { describeUrl } from './chart-fetch.js';
 import { resolveHttpChart } from './chart-http-repository.js';

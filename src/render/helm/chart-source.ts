@@ -23,7 +23,7 @@ import {
 } from './chart-source-objects.js';
 import { ChartContentError } from './chart-content-error.js';
 import { ChartUnavailableError } from './chart-unavailable-error.js';
-import { copyTree } from '../tree.js';
+import { copyTree } from '../workspace/index.js';
 import { parseVersion, sameVersion, withBuildMetadata } from './semver-constraint.js';
 
 export { ChartUnavailableError } from './chart-unavailable-error.js';

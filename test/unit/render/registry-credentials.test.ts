@@ -9,7 +9,7 @@ import {
   DEFAULT_CHART_NETWORK,
   type ChartNetwork,
   type RegistryCredential,
-} from '../../../src/render/engine.js';
+} from '../../../src/render/index.js';
 import {
   credentialFor,
   credentialNote,
