@@ -12,7 +12,7 @@ export const EngineNameSchema = z.enum(['builtin', 'flux-local']);
 export type EngineName = z.infer<typeof EngineNameSchema>;
 
 /**
- * How chart downloads may use the network (see helm/chart-network.ts): bounds on connecting
+ * How chart downloads may use the network (see helm/chart/chart-network.ts): bounds on connecting
  * and on the first byte of an answer, and whether repository-declared URLs may reach
  * non-public addresses.
  */
@@ -40,8 +40,8 @@ export interface RegistryCredential {
 }
 
 /**
- * Credentials by host, read from the operator's file at startup (see helm/
- * registry-credentials.ts for where they may go). An implementation keeps the values out
+ * Credentials by host, read from the operator's file at startup (see
+ * helm/chart/registry-credentials.ts for where they may go). An implementation keeps the values out
  * of JSON and inspection: only the hosts may be shown.
  */
 export interface RegistryCredentials {

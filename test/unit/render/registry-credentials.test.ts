@@ -16,8 +16,8 @@ import {
   ownAuthorization,
   secretValues,
   withoutSecrets,
-} from '../../../src/render/helm/registry-credentials.js';
-import { parseChallenge } from '../../../src/render/helm/registry-token.js';
+} from '../../../src/render/helm/chart/registry-credentials.js';
+import { parseChallenge } from '../../../src/render/helm/chart/registry-token.js';
 
 const entries: RegistryCredential[] = [
   {
