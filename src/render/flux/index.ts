@@ -5,7 +5,7 @@
  */
 export { appliedTwiceErrors } from './applied-twice.js';
 export { dependsOnCycles } from './depends-on-cycles.js';
-export { type Discovery, type FoundObject, discover } from './discover.js';
+export { discover } from './discover.js';
 export { type InstanceSync, instanceSync, withInstanceSyncs } from './flux-instance.js';
 export {
   CommonMetadata,
@@ -13,6 +13,8 @@ export {
   KUSTOMIZE_OVERLAY_FIELDS,
   SOURCE_KINDS,
   describeSchemaError,
+  type Discovery,
+  type FoundObject,
   isFluxKustomization,
   isHelmRelease,
 } from './objects.js';

@@ -6,6 +6,7 @@
 import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { ToolRunner } from '../../tool-runner.js';
+import { kustomizeBuildArgs, type KustomizeRunOptions } from './build-args.js';
 import { findKustomizationFile } from './generate.js';
 import type { KustomizeServer } from './kustomize-server.js';
 import {
@@ -18,20 +19,9 @@ import {
 } from '../../yaml/index.js';
 import { FluxlensError } from '../../errors.js';
 
-export interface KustomizeOptions {
-  allowRemoteBases: boolean;
-  enableExecPlugins: boolean;
-  timeoutMs: number;
-  maxOutputBytes: number;
+export interface KustomizeOptions extends KustomizeRunOptions {
   /** The render's kustomize-server: one process for all its builds instead of one each. */
   server?: KustomizeServer | undefined;
-}
-
-/** The arguments of `kustomize build` for a folder, as kustomize-controller builds it. */
-export function kustomizeBuildArgs(dir: string, enableExecPlugins: boolean): string[] {
-  const args = ['build', dir, '--load-restrictor', 'LoadRestrictionsNone'];
-  if (enableExecPlugins) args.push('--enable-alpha-plugins', '--enable-exec');
-  return args;
 }
 
 export async function kustomizeBuild(
