@@ -163,7 +163,7 @@ async function checkFolderYaml(dir: string, realRoot: string, depth: number): Pr
 /**
  * Walks the kustomization graph from `dir` and refuses any path that resolves (through
  * `..` or symlinks) outside `root`, any remote base unless allowed, and any YAML file or
- * inline patch past the bounds of yaml-bounds.ts. Returns nothing on success; throws
+ * inline patch past the bounds of src/yaml/. Returns nothing on success; throws
  * UnsafePathError naming the offending file.
  */
 export async function checkKustomizationTree(
