@@ -14,7 +14,7 @@ import {
   DEFAULT_RENDER_SETTINGS,
   type RenderEngine,
   type RenderSettings,
-} from '../src/render/engine.js';
+} from '../src/render/index.js';
 import { FluxLocalEngine } from '../src/render/flux-local/engine.js';
 import { ToolRunner } from '../src/tool-runner.js';
 

@@ -1,6 +1,6 @@
 /**
  * FLUXLENS_REGISTRY_CONFIG: the operator's chart registry credentials, a Docker
- * config.json-style file, read once at startup. Its shape is what render/engine.ts's
+ * config.json-style file, read once at startup. Its shape is what render/settings.ts's
  * RegistryCredentials asks for; the values never leave the class but through forHost.
  */
 import { readFileSync, statSync } from 'node:fs';

@@ -6,14 +6,9 @@ import { plural, type RenderedCluster } from '../model/index.js';
 import { redactRenderError, secretValuesOf } from '../redact/index.js';
 import { displayText } from '../report/index.js';
 import { repositoryRoot, repositoryUrl } from '../git/index.js';
-import {
-  createEngine,
-  renderSettings,
-  renderToJson,
-  renderToYaml,
-  type RenderProgress,
-} from '../render/index.js';
+import { createEngine, renderSettings, type RenderProgress } from '../render/index.js';
 import { createToolRunner } from '../tool-runner.js';
+import { renderToJson, renderToYaml } from './render-output.js';
 import {
   engineName,
   entryPath,

@@ -3,10 +3,10 @@
  * error rather than a rule silently left on. The pipeline reads it from the PR's base
  * revision, so a pull request cannot relax the rules that judge it.
  */
-import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { UsageError } from '../errors.js';
 import { isRecord, repositoryPath } from '../model/index.js';
+import { composeBounded, ExpansionBudget, TOO_DEEP } from '../yaml/index.js';
 import { DEFAULT_POLICY, type Policy } from './types.js';
 
 export const POLICY_FILE = '.fluxlens.yaml';
@@ -80,23 +80,7 @@ type PolicyFile = z.infer<ReturnType<typeof policySchema>>;
  * UsageError naming the file and the field (`.fluxlens.yaml: clusters.0.path: required`).
  */
 export function parsePolicy(text: string, knownRules: ReadonlySet<string>): Policy {
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: false, lineCounter });
-  const yamlError = doc.errors[0];
-  if (yamlError) {
-    const { line } = lineCounter.linePos(yamlError.pos[0]);
-    throw new UsageError(
-      `${POLICY_FILE}: invalid YAML (line ${String(line)}): ${yamlError.message}`,
-    );
-  }
-  let data: unknown;
-  try {
-    data = doc.toJS({ maxAliasCount: 100 });
-  } catch (err) {
-    throw new UsageError(
-      `${POLICY_FILE}: invalid YAML: ${err instanceof Error ? err.message : String(err)}`,
-    );
-  }
+  const data = readPolicyYaml(text);
   if (data === null || data === undefined) return clonePolicy(DEFAULT_POLICY);
   if (!isRecord(data)) {
     throw new UsageError(`${POLICY_FILE}: must be a mapping of settings`);
@@ -110,6 +94,42 @@ export function parsePolicy(text: string, knownRules: ReadonlySet<string>): Poli
   }
   return toPolicy(parsed.data);
 }
+
+/**
+ * The file's one document as a value, within the YAML bounds every pull request's YAML is
+ * read within: a policy nested too deep is a UsageError like any other broken YAML.
+ */
+function readPolicyYaml(text: string): unknown {
+  const { docs, lines, tooDeep } = composeBounded(text, { uniqueKeys: true });
+  const invalid = (offset: number, message: string) =>
+    new UsageError(
+      `${POLICY_FILE}: invalid YAML (line ${String(lines.linePos(offset).line)}): ${message}`,
+    );
+  const [doc, second] = docs;
+  const yamlError = doc?.errors[0];
+  if (yamlError) throw invalid(yamlError.pos[0], yamlError.message);
+  if (tooDeep) {
+    throw new UsageError(
+      `${POLICY_FILE}: invalid YAML (line ${String(tooDeep.line)}): ${TOO_DEEP}`,
+    );
+  }
+  if (second) throw invalid(second.range[0], MULTIPLE_DOCUMENTS);
+  let data: unknown;
+  try {
+    data = doc?.toJS({ maxAliasCount: 100 });
+  } catch (err) {
+    throw new UsageError(
+      `${POLICY_FILE}: invalid YAML: ${err instanceof Error ? err.message : String(err)}`,
+    );
+  }
+  const problem = new ExpansionBudget(text).check(data);
+  if (problem) throw new UsageError(`${POLICY_FILE}: invalid YAML: ${problem}`);
+  return data;
+}
+
+/** The yaml package's words for a second document in a file that holds one. */
+const MULTIPLE_DOCUMENTS =
+  'Source contains multiple documents; please use YAML.parseAllDocuments()';
 
 function toPolicy(file: PolicyFile): Policy {
   const defaults = clonePolicy(DEFAULT_POLICY);

@@ -3,20 +3,14 @@
  * would apply, each attributed to its producer. It must not diff, judge or publish.
  */
 import { BuiltinEngine } from './builtin/index.js';
-import type { EngineDeps, EngineName, RenderEngine } from './engine.js';
+import type { EngineDeps, RenderEngine } from './engine.js';
+import type { EngineName } from './settings.js';
 import { FluxLocalEngine } from './flux-local/index.js';
 
 export * from './engine.js';
 export { parseSourceMapping, SourceMappingSchema, type SourceMapping } from './source-mapping.js';
-export { keepLastApplied } from './keep-last-applied.js';
-export { renderToJson, renderToYaml } from './serialize.js';
-export {
-  EngineNameSchema,
-  RenderOptionsSchema,
-  renderSettings,
-  type RenderMachine,
-  type RenderOptions,
-} from './settings.js';
+export { keepLastApplied } from './flux/index.js';
+export * from './settings.js';
 
 export function createEngine(name: EngineName, deps: EngineDeps): RenderEngine {
   return name === 'flux-local' ? new FluxLocalEngine(deps) : new BuiltinEngine(deps);

@@ -6,14 +6,14 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { HelmSettings } from '../../src/render/engine.js';
+import type { HelmSettings } from '../../src/render/index.js';
 import {
   apiGroup,
   objectMeta,
   type Manifest,
   type RenderedCluster,
 } from '../../src/model/render.js';
-import { parseDocuments } from '../../src/render/yaml.js';
+import { parseDocuments } from '../../src/yaml/yaml.js';
 import { sortDeep, withoutIndex } from './snapshot-objects.js';
 import { readAmbr } from '../support/ambr.js';
 import { fluxLocalFixtures, hasFluxLocalFixtures } from '../support/paths.js';

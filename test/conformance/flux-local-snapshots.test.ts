@@ -14,11 +14,11 @@ import {
   type Manifest,
   type RenderedCluster,
 } from '../../src/model/render.js';
-import { parseDocuments } from '../../src/render/yaml.js';
+import { parseDocuments } from '../../src/yaml/yaml.js';
 import { sortDeep, withoutIndex } from './snapshot-objects.js';
 import { readAmbr } from '../support/ambr.js';
 import { fluxLocalFixtures, hasFluxLocalFixtures } from '../support/paths.js';
-import { RenderMemo } from '../../src/render/engine.js';
+import { RenderMemo } from '../../src/render/index.js';
 import { builtinEngine, fluxLocalRepo, testHelmSettings } from '../support/render.js';
 import { findTool } from '../support/tools.js';
 import { DIVERGENCES, type Divergence } from './divergences.js';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RenderedCluster } from '../../src/model/render.js';
-import { RenderMemo } from '../../src/render/engine.js';
+import { RenderMemo } from '../../src/render/index.js';
 import {
   analyzeBranches,
   builtinEngine,

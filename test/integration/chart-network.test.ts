@@ -8,12 +8,12 @@
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createTcpServer, type Server as TcpServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fetchChartFile } from '../../src/render/helm/chart-fetch.js';
-import { DEFAULT_CHART_NETWORK, type ChartNetwork } from '../../src/render/engine.js';
-import { isNonPublicAddress } from '../../src/render/helm/chart-network.js';
-import { resolveOciChart } from '../../src/render/helm/chart-oci.js';
-import { ChartContentError } from '../../src/render/helm/chart-content-error.js';
-import { ChartUnavailableError } from '../../src/render/helm/chart-unavailable-error.js';
+import { fetchChartFile } from '../../src/render/helm/chart/chart-fetch.js';
+import { DEFAULT_CHART_NETWORK, type ChartNetwork } from '../../src/render/index.js';
+import { isNonPublicAddress } from '../../src/render/helm/chart/chart-network.js';
+import { resolveOciChart } from '../../src/render/helm/chart/chart-oci.js';
+import { ChartContentError } from '../../src/render/helm/chart/chart-content-error.js';
+import { ChartUnavailableError } from '../../src/render/helm/chart/chart-unavailable-error.js';
 import { RenderOptionsSchema } from '../../src/render/index.js';
 import { testMachine, testRunner, analyzeBranches } from '../support/render.js';
 import { bootstrap, fluxKustomization, makeRepo, yamlStream } from '../support/repo.js';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { exportTree, listTree } from '../../src/git/index.js';
-import { walkTree } from '../../src/render/tree.js';
+import { walkTree } from '../../src/render/workspace/tree.js';
 import { loadConfig } from '../../src/config.js';
 import { RecordingRunner } from '../support/chart-sources.js';
 import { makeRepo, type RepoFiles, type TestRepo } from '../support/repo.js';

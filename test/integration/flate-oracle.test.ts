@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DEFAULT_RENDER_SETTINGS } from '../../src/render/engine.js';
+import { DEFAULT_RENDER_SETTINGS } from '../../src/render/index.js';
 import {
   apiGroup,
   objectMeta,

@@ -20,7 +20,7 @@ import {
   DEFAULT_RENDER_SETTINGS,
   type RenderRequest,
   type RenderSettings,
-} from '../../src/render/engine.js';
+} from '../../src/render/index.js';
 import {
   FLUX_LOCAL_RUN,
   FluxLocalEngine,
@@ -35,7 +35,7 @@ import {
   type RenderedCluster,
   type RenderedObject,
 } from '../../src/model/render.js';
-import { copyTree } from '../../src/render/tree.js';
+import { copyTree } from '../../src/render/workspace/tree.js';
 import { ToolRunner } from '../../src/tool-runner.js';
 import { testHelmSettings } from '../support/render.js';
 

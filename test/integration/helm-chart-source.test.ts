@@ -21,8 +21,8 @@ import {
   resolveChart,
   ChartUnavailableError,
   type ChartSourceContext,
-} from '../../src/render/helm/chart-source.js';
-import { ChartContentError } from '../../src/render/helm/chart-content-error.js';
+} from '../../src/render/helm/chart/chart-source.js';
+import { ChartContentError } from '../../src/render/helm/chart/chart-content-error.js';
 import { HelmRelease } from '../../src/render/helm/helm-release.js';
 import { copyFixtureCharts } from '../support/chart-repo.js';
 import { EVIL_VERSIONS, startChartSources, type ChartSources } from '../support/chart-sources.js';

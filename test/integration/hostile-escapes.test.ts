@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_RENDER_SETTINGS, type RenderSettings } from '../../src/render/engine.js';
+import { DEFAULT_RENDER_SETTINGS, type RenderSettings } from '../../src/render/index.js';
 import { FluxLocalEngine } from '../../src/render/flux-local/index.js';
 import type { RenderedCluster } from '../../src/model/render.js';
 import { builtinEngine, testRunner } from '../support/render.js';

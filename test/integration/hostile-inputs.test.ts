@@ -4,7 +4,7 @@
  * format. One describe per attack of issue 11.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { DEFAULT_RENDER_SETTINGS, type RenderSettings } from '../../src/render/engine.js';
+import { DEFAULT_RENDER_SETTINGS, type RenderSettings } from '../../src/render/index.js';
 import { FluxLocalEngine } from '../../src/render/flux-local/index.js';
 import type { RenderedCluster, RenderError } from '../../src/model/render.js';
 import type { AnalysisResult } from '../../src/model/analysis.js';

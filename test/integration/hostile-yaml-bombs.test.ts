@@ -1,9 +1,10 @@
 /**
  * Issue 11, point 6: YAML nested a hundred thousand levels deep and billion-laughs documents,
  * wherever a pull request can put them (a Kustomization's folder, a file kustomization.yaml
- * lists, HelmRelease values, the entry folder itself), through `fluxlens render` and
- * `fluxlens diff` with real kustomize and helm. The producer that reads the file fails with
- * an error naming it; everything else renders, and the exit codes stay as documented.
+ * lists, HelmRelease values, the entry folder itself, `.fluxlens.yaml`), through `fluxlens
+ * render` and `fluxlens diff` with real kustomize and helm. The producer that reads the file
+ * fails with an error naming it; everything else renders, and the exit codes stay as
+ * documented. A policy past the bounds is a usage error naming the file.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
@@ -302,5 +303,55 @@ describe('YAML bombs and the deepest YAML, through fluxlens diff', () => {
     let leaf: unknown = result.changes.find((c) => c.kind === 'Deep')?.new?.['spec'];
     for (let i = 0; i < 254; i++) leaf = (leaf as Record<string, unknown> | undefined)?.['a'];
     expect(leaf).toBe('blue');
+  });
+});
+
+/** `.fluxlens.yaml` nested 1,000 levels deep: 2 KB that a pull request can write. */
+const DEEP_POLICY = `clusters: ${'['.repeat(1000)}${']'.repeat(1000)}\n`;
+
+describe('a deep .fluxlens.yaml, through fluxlens diff', () => {
+  let repo: TestRepo;
+  const heads: Record<string, string> = {};
+  const diff = (base: string, head: string) =>
+    runCli(['diff', '--repo', repo.dir, '--base', base, '--head', head, '--format', 'json']);
+
+  it('builds a base whose policy names the cluster, and commits that make the policy deep', () => {
+    repo = makeRepo(
+      {
+        '.fluxlens.yaml': 'clusters:\n  - name: prod\n    path: clusters/prod\n',
+        'clusters/prod/flux-system.yaml': bootstrap('./clusters/prod'),
+        'clusters/prod/apps.yaml': yamlStream(fluxKustomization('infra', './infra')),
+        'infra/cm.yaml': configMap('infra'),
+      },
+      { git: true },
+    );
+    repos.push(repo);
+    heads['base'] = repo.commit('base');
+    repo.write({ '.fluxlens.yaml': DEEP_POLICY, 'infra/cm.yaml': configMap('infra-2') });
+    heads['deep'] = repo.commit('a deep policy');
+    heads['after'] = repo.commit('after the deep policy');
+    expect(Object.keys(heads)).toHaveLength(3);
+  });
+
+  it('refuses a deep policy at the base as a usage error naming the file', async () => {
+    const run = await diff(heads['deep'] ?? '', heads['after'] ?? '');
+    expect(run.stderr).not.toMatch(/call stack/);
+    expect(run.stderr).toMatch(
+      /^fluxlens: \.fluxlens\.yaml: invalid YAML \(line 1\): nesting deeper than 256 levels$/m,
+    );
+    expect(run.code).toBe(2);
+  });
+
+  it('reviews a pull request that makes the policy deep by the base policy', async () => {
+    const run = await diff(heads['base'] ?? '', heads['deep'] ?? '');
+    expect(run.stderr).not.toMatch(/call stack/);
+    expect(run.code).toBe(0);
+    const result = JSON.parse(run.stdout) as {
+      changes: Array<{ status: string; cluster: string; name: string }>;
+    };
+    expect(result.changes.map((c) => [c.status, c.cluster, c.name]).sort()).toEqual([
+      ['added', 'prod', 'infra-2'],
+      ['removed', 'prod', 'infra'],
+    ]);
   });
 });

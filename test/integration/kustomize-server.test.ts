@@ -25,7 +25,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateFleet } from '../../bench/render/generate-fleet.js';
 import { loadConfig } from '../../src/config.js';
 import { CancelledError, classify } from '../../src/errors.js';
-import { kustomizeBuild, kustomizeBuildArgs } from '../../src/render/kustomize/build.js';
+import { kustomizeBuildArgs } from '../../src/render/kustomize/build-args.js';
+import { kustomizeBuild } from '../../src/render/kustomize/build.js';
 import {
   KustomizeServer,
   type ServerBuildOptions,

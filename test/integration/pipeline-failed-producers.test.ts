@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { AnalysisResult } from '../../src/model/analysis.js';
 import { analyze as analyzeOutcome } from '../../src/analysis/index.js';
-import type { RenderEngine } from '../../src/render/engine.js';
+import type { RenderEngine } from '../../src/render/index.js';
 import type { Producer, RenderedCluster } from '../../src/model/render.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
 import { testMachine, testRenderOptions, testRunner } from '../support/render.js';

@@ -11,12 +11,12 @@ import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { loadConfig } from '../../src/config.js';
 import { RenderOptionsSchema } from '../../src/render/index.js';
-import { resolveOciChart } from '../../src/render/helm/chart-oci.js';
-import { resolveHttpChart } from '../../src/render/helm/chart-http-repository.js';
-import { ChartContentError } from '../../src/render/helm/chart-content-error.js';
-import { ChartUnavailableError } from '../../src/render/helm/chart-unavailable-error.js';
-import type { ChartSourceContext } from '../../src/render/helm/chart-source-context.js';
-import { DEFAULT_CHART_NETWORK, type ChartNetwork } from '../../src/render/engine.js';
+import { resolveOciChart } from '../../src/render/helm/chart/chart-oci.js';
+import { resolveHttpChart } from '../../src/render/helm/chart/chart-http-repository.js';
+import { ChartContentError } from '../../src/render/helm/chart/chart-content-error.js';
+import { ChartUnavailableError } from '../../src/render/helm/chart/chart-unavailable-error.js';
+import type { ChartSourceContext } from '../../src/render/helm/chart/chart-source-context.js';
+import { DEFAULT_CHART_NETWORK, type ChartNetwork } from '../../src/render/index.js';
 import { ToolRunner } from '../../src/tool-runner.js';
 import { RecordingRunner } from '../support/chart-sources.js';
 import {

@@ -7,11 +7,11 @@
  * the refusal of private addresses does not apply to it, and only to it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveOciChart } from '../../src/render/helm/chart-oci.js';
-import { resolveHttpChart } from '../../src/render/helm/chart-http-repository.js';
-import { ChartUnavailableError } from '../../src/render/helm/chart-unavailable-error.js';
-import type { ChartSourceContext } from '../../src/render/helm/chart-source-context.js';
-import type { ChartNetwork } from '../../src/render/engine.js';
+import { resolveOciChart } from '../../src/render/helm/chart/chart-oci.js';
+import { resolveHttpChart } from '../../src/render/helm/chart/chart-http-repository.js';
+import { ChartUnavailableError } from '../../src/render/helm/chart/chart-unavailable-error.js';
+import type { ChartSourceContext } from '../../src/render/helm/chart/chart-source-context.js';
+import type { ChartNetwork } from '../../src/render/index.js';
 import {
   LOGINS,
   basicEntry,

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RenderedCluster } from '../../src/model/render.js';
-import { DEFAULT_RENDER_SETTINGS, type RenderSettings } from '../../src/render/engine.js';
+import { DEFAULT_RENDER_SETTINGS, type RenderSettings } from '../../src/render/index.js';
 import { builtinEngine, testHelmSettings } from '../support/render.js';
 import {
   bootstrap,

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { FluxlensError } from '../../src/errors.js';
-import type { RenderSettings } from '../../src/render/engine.js';
+import type { RenderSettings } from '../../src/render/index.js';
 import {
   objectMeta,
   type Manifest,
@@ -16,7 +16,7 @@ import {
   type RenderedCluster,
   type RenderedObject,
 } from '../../src/model/render.js';
-import { renderToJson, renderToYaml } from '../../src/render/serialize.js';
+import { renderToJson, renderToYaml } from '../../src/cli/render-output.js';
 import { bootstrap, makeRepo, type RepoFiles, type TestRepo } from '../support/repo.js';
 import { builtinEngine } from '../support/render.js';
 

@@ -11,7 +11,7 @@ import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync } from 'n
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import type { RenderRequest, RenderSettings } from '../../src/render/engine.js';
+import type { RenderRequest, RenderSettings, SourceMapping } from '../../src/render/index.js';
 import {
   objectMeta,
   type Manifest,
@@ -19,7 +19,6 @@ import {
   type RenderedCluster,
   type RenderedObject,
 } from '../../src/model/render.js';
-import type { SourceMapping } from '../../src/render/index.js';
 import { builtinEngine } from '../support/render.js';
 import { bootstrap, makeRepo, type RepoFiles, type TestRepo } from '../support/repo.js';
 

@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { objectMeta, type RenderedCluster } from '../../src/model/render.js';
 import { BuiltinEngine } from '../../src/render/builtin/engine.js';
-import { DEFAULT_RENDER_SETTINGS, type RenderSettings } from '../../src/render/engine.js';
+import { DEFAULT_RENDER_SETTINGS, type RenderSettings } from '../../src/render/index.js';
 import { ToolRunner } from '../../src/tool-runner.js';
 import { builtinEngine, testHelmSettings } from '../support/render.js';
 import { makeRepo, yamlStream as yaml, type TestRepo } from '../support/repo.js';

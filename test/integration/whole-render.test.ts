@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RenderedCluster } from '../../src/model/render.js';
 import { RenderMemo } from '../../src/render/cache/index.js';
-import type { RenderRequest, RenderSettings } from '../../src/render/engine.js';
+import type { RenderRequest, RenderSettings } from '../../src/render/index.js';
 import { makeChartRepository } from '../support/chart-repo.js';
 import { startChartServer, type ChartServer } from '../support/chart-server.js';
 import { builtinEngine, testHelmSettings, testRunner } from '../support/render.js';

@@ -12,7 +12,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.js';
-import type { ChartSourceContext } from '../../src/render/helm/chart-source.js';
+import type { ChartSourceContext } from '../../src/render/helm/chart/chart-source.js';
 import {
   ToolRunner,
   type ToolName,

@@ -18,7 +18,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.js';
-import { DEFAULT_CHART_NETWORK, type ChartNetwork } from '../../src/render/engine.js';
+import { DEFAULT_CHART_NETWORK, type ChartNetwork } from '../../src/render/index.js';
 import { fixtureCharts, makeChartRepository, packageChart, pushChart } from './chart-repo.js';
 import { startChartServer, type ChartServer } from './chart-server.js';
 import { startOciRegistry, type OciRegistry } from './oci-registry.js';

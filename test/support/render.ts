@@ -10,8 +10,6 @@ import {
   DEFAULT_RENDER_SETTINGS,
   type HelmSettings,
   type RenderSettings,
-} from '../../src/render/engine.js';
-import {
   type EngineName,
   type RenderMachine,
   type RenderOptions,

@@ -9,7 +9,7 @@
 import { apiGroup, type Manifest } from '../../model/index.js';
 import { normalizeFluxPath } from '../flux/index.js';
 import { referencedPaths } from '../kustomize/index.js';
-import { parseFileDocuments } from '../yaml-memo.js';
+import { parseFileDocuments } from '../../yaml/index.js';
 
 export interface BlobLeads {
   /** Relative to the file's folder. */

@@ -7,7 +7,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { posix } from 'node:path';
 import { classify, errorMessage } from '../../errors.js';
 import type { ToolRunner } from '../../tool-runner.js';
-import type { HelmSettings, RenderSettings } from '../engine.js';
+import type { HelmSettings, RenderSettings } from '../settings.js';
 import { describeSchemaError } from '../flux/index.js';
 import {
   type ChartSourceContext,

@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import { classify } from '../../errors.js';
-import type { RenderSettings } from '../engine.js';
+import type { RenderSettings } from '../settings.js';
 import {
   buildInputSet,
   type BuildInputSet,

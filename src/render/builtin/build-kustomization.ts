@@ -8,7 +8,7 @@ import { rm } from 'node:fs/promises';
 import { join, posix } from 'node:path';
 import { classify, errorMessage } from '../../errors.js';
 import type { ToolRunner } from '../../tool-runner.js';
-import type { RenderSettings } from '../engine.js';
+import type { RenderSettings } from '../settings.js';
 import type { FluxKustomization } from '../flux/index.js';
 import {
   generateKustomization,
@@ -42,9 +42,8 @@ import {
   substituteObject,
 } from './post-build-substitution.js';
 import { SubstitutionError } from './substitute.js';
-import { copyTree, linkPaths, replaceFile } from '../tree.js';
-import { parseDocuments } from '../yaml.js';
-import { parseFileDocuments } from '../yaml-memo.js';
+import { copyTree, linkPaths, replaceFile } from '../workspace/index.js';
+import { parseDocuments, parseFileDocuments } from '../../yaml/index.js';
 
 const ORIGIN = 'config.kubernetes.io/origin';
 export const OWNER_NAME_LABEL = 'kustomize.toolkit.fluxcd.io/name';

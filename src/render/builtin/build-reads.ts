@@ -6,7 +6,7 @@
 import { readBlobs, UnreadableBlobsError, type TreeFile } from '../../git/index.js';
 import type { ToolRunner } from '../../tool-runner.js';
 import { renderCacheKey, type RenderCache } from '../cache/index.js';
-import type { FileSelector } from '../materialize.js';
+import type { FileSelector } from '../workspace/index.js';
 import { exportSet, type ExportSet, type LeadsMemo } from './export-set.js';
 import { readExportSet, writeExportSet } from './export-set-store.js';
 

@@ -37,13 +37,18 @@ import {
 } from '../flux/index.js';
 import type { EngineDeps, RenderEngine, RenderProgress, RenderRequest } from '../engine.js';
 import { Producers } from './producers.js';
-import { mapLimit } from '../map-limit.js';
-import { materializeFiles } from '../materialize.js';
+import {
+  mapLimit,
+  materializeFiles,
+  isDirectory,
+  walkOnce,
+  type TreeEntry,
+  createWorkspace,
+  removeWorkspace,
+} from '../workspace/index.js';
 import { buildReads, recallLeads } from './build-reads.js';
 import { toolVersion } from './tool-version.js';
 import type { LeadsMemo } from './export-set.js';
-import { isDirectory, walkOnce, type TreeEntry } from '../tree.js';
-import { createWorkspace, removeWorkspace } from '../workspace.js';
 
 export class BuiltinEngine implements RenderEngine {
   readonly name = 'builtin' as const;

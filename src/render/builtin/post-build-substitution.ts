@@ -4,7 +4,7 @@
  * a Secret, and, for sources only the cluster holds, what was assumed in their place.
  */
 import { errorMessage } from '../../errors.js';
-import type { RenderSettings } from '../engine.js';
+import type { RenderSettings } from '../settings.js';
 import type { FluxKustomization } from '../flux/index.js';
 import type { Manifest, ProducerRef, SecretDerived } from '../../model/index.js';
 import { derivedFromSecret } from '../../redact/index.js';

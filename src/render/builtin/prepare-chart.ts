@@ -7,8 +7,8 @@ import { readFile } from 'node:fs/promises';
 import { join, posix } from 'node:path';
 import { type HelmRelease, type ResolvedChart, chartDefaultValues } from '../helm/index.js';
 import { stringifyManifest } from '../../model/index.js';
-import { replaceFile } from '../tree.js';
-import { parseFileDocuments } from '../yaml-memo.js';
+import { replaceFile } from '../workspace/index.js';
+import { parseFileDocuments } from '../../yaml/index.js';
 
 export async function prepareChart(hr: HelmRelease, chart: ResolvedChart): Promise<void> {
   const spec = hr.spec.chart?.spec;

@@ -16,6 +16,7 @@ import {
   isHelmRelease,
   normalizeFluxPath,
   refOf,
+  appliedTwiceErrors,
 } from '../flux/index.js';
 import { HelmRelease } from '../helm/index.js';
 import {
@@ -31,7 +32,6 @@ import {
   producerKey,
 } from '../../model/index.js';
 import type { RenderProgress } from '../engine.js';
-import { appliedTwiceErrors } from '../applied-twice.js';
 
 type Status = 'pending' | 'rendering' | 'done' | 'failed' | 'skipped';
 

@@ -6,8 +6,7 @@
 import { readFile, realpath } from 'node:fs/promises';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import { objectMeta } from '../../model/index.js';
-import type { ParsedDocument } from '../yaml.js';
-import { parseFileDocuments } from '../yaml-memo.js';
+import { type ParsedDocument, parseFileDocuments } from '../../yaml/index.js';
 
 /** The 1-based line of the document of `kind` that renders as `name` in `file`, if one fits. */
 export type SourceLineFinder = (

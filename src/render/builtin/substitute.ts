@@ -16,7 +16,7 @@ import {
   isValidUtf8,
   toBytes,
 } from '../envsubst/index.js';
-import { GoYamlError, goYamlTags, parseGoYaml } from '../go-yaml.js';
+import { GoYamlError, goYamlTags, parseGoYaml } from '../../yaml/index.js';
 import { type SecretDerived, isRecord } from '../../model/index.js';
 import { SECRET_CLOSE, SECRET_OPEN, derivedFields } from './derived-fields.js';
 

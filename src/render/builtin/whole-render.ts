@@ -13,7 +13,8 @@ import {
   type RenderedCluster,
 } from '../../model/index.js';
 import { renderCacheKey, type MemoOutcome, type RenderMemo } from '../cache/index.js';
-import type { RenderRequest, RenderSettings } from '../engine.js';
+import type { RenderRequest } from '../engine.js';
+import type { RenderSettings } from '../settings.js';
 import { parseStrictVersion } from '../helm/index.js';
 
 /**

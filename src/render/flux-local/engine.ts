@@ -124,8 +124,8 @@ import {
   isFluxKustomization,
   isHelmRelease,
   refOf,
+  appliedTwiceErrors,
 } from '../flux/index.js';
-import { appliedTwiceErrors } from '../applied-twice.js';
 import type { EngineDeps, RenderEngine, RenderProgress, RenderRequest } from '../engine.js';
 import { cleanMessage, failedRun, refusedRun } from './failure.js';
 import { refuseListedUnsafeTrees, refuseUnsafeTrees } from './unsafe-trees.js';
@@ -138,11 +138,15 @@ import {
 } from './output.js';
 import { DEFAULT_NAMESPACE, type Workspace } from './producers.js';
 import { mapSources, sourcesArgs } from './sources.js';
-import { materializeRepository } from '../materialize.js';
+import {
+  materializeRepository,
+  copyTree,
+  isDirectory,
+  createWorkspace,
+  removeWorkspace,
+} from '../workspace/index.js';
 import { producerKey, type RenderedCluster } from '../../model/index.js';
-import { copyTree, isDirectory } from '../tree.js';
-import { createWorkspace, removeWorkspace } from '../workspace.js';
-import { parseDocuments } from '../yaml.js';
+import { parseDocuments } from '../../yaml/index.js';
 
 export class FluxLocalEngine implements RenderEngine {
   readonly name = 'flux-local' as const;

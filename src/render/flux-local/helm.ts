@@ -27,8 +27,8 @@
 import { readFile, realpath } from 'node:fs/promises';
 import { join, posix, resolve, sep } from 'node:path';
 import { isHelmRelease, normalizeFluxPath, refOf } from '../flux/index.js';
-import type { RenderSettings } from '../engine.js';
-import { mapLimit } from '../map-limit.js';
+import type { RenderSettings } from '../settings.js';
+import { mapLimit } from '../workspace/index.js';
 import { isolatedHelmHome } from '../helm/index.js';
 import { chartFailureTags } from './chart-failure.js';
 import {
@@ -42,8 +42,7 @@ import {
   type RenderError,
   type RenderErrorTags,
 } from '../../model/index.js';
-import { parseDocuments } from '../yaml.js';
-import { parseFileDocuments } from '../yaml-memo.js';
+import { parseDocuments, parseFileDocuments } from '../../yaml/index.js';
 
 export type RunOutcome = { ok: true; stdout: string } | { ok: false; message: string };
 

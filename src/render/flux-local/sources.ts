@@ -10,8 +10,8 @@ import { isFluxKustomization } from '../flux/index.js';
 import { sourceRefOf, type MappedSource, type Workspace } from './producers.js';
 import type { Manifest } from '../../model/index.js';
 import type { SourceMapping } from '../source-mapping.js';
-import { copyTree, isDirectory } from '../tree.js';
-import { parseFileDocuments } from '../yaml-memo.js';
+import { copyTree, isDirectory } from '../workspace/index.js';
+import { parseFileDocuments } from '../../yaml/index.js';
 
 const MAX_SCAN_BYTES = 4 * 1024 * 1024;
 

@@ -22,7 +22,7 @@ import {
 import { producerKey, type ProducerRef, type RenderError } from '../../model/index.js';
 import type { ListedKustomization } from './output.js';
 import { DEFAULT_NAMESPACE, sourceRefOf, type Workspace } from './producers.js';
-import { isDirectory } from '../tree.js';
+import { isDirectory } from '../workspace/index.js';
 
 /** One Kustomization's tree: the source root it reads and its folder inside it. */
 interface Tree {

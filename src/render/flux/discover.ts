@@ -10,30 +10,11 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isFluxInstance } from './flux-instance.js';
 import { KustomizationReferences } from './kustomization-references.js';
-import { isFluxKustomization, isFluxSource, isHelmRelease } from './objects.js';
+import { type Discovery, isFluxKustomization, isFluxSource, isHelmRelease } from './objects.js';
 import type { Manifest } from '../../model/index.js';
 import type { SourceIgnore } from './source-ignore.js';
 import { normalizeFluxPath } from './sources.js';
-import { parseFileDocuments } from '../yaml-memo.js';
-import { MAX_YAML_FILE_BYTES } from '../yaml-bounds.js';
-
-export interface FoundObject {
-  manifest: Manifest;
-  /** Path relative to the repository root. */
-  file: string;
-  line: number;
-}
-
-export interface Discovery {
-  /** The entry folder, normalised as Flux normalises spec.path ('.' for the root). */
-  entry: string;
-  kustomizations: FoundObject[];
-  helmReleases: FoundObject[];
-  sources: FoundObject[];
-  configData: FoundObject[];
-  /** flux-operator FluxInstances, whose spec.sync the operator turns into a Kustomization. */
-  instances: FoundObject[];
-}
+import { MAX_YAML_FILE_BYTES, parseFileDocuments } from '../../yaml/index.js';
 
 export async function discover(
   root: string,

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { apiGroup, objectMeta, type Manifest } from '../../model/index.js';
-import type { Discovery } from './discover.js';
+import type { Discovery } from './objects.js';
 import { KUSTOMIZE_GROUP, SOURCE_GROUP } from './objects.js';
 import { normalizeFluxPath } from './sources.js';
 

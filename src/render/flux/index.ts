@@ -1,9 +1,11 @@
 /**
  * render/flux/ holds what both engines read of Flux itself: the object schemas, discovery
- * of Flux objects in a tree, and source references resolved to folders. It runs no tools.
+ * of Flux objects in a tree, source references resolved to folders, objects two producers
+ * apply, and what the last-applied state keeps. It runs no tools.
  */
+export { appliedTwiceErrors } from './applied-twice.js';
 export { dependsOnCycles } from './depends-on-cycles.js';
-export { type Discovery, type FoundObject, discover } from './discover.js';
+export { discover } from './discover.js';
 export { type InstanceSync, instanceSync, withInstanceSyncs } from './flux-instance.js';
 export {
   CommonMetadata,
@@ -11,9 +13,12 @@ export {
   KUSTOMIZE_OVERLAY_FIELDS,
   SOURCE_KINDS,
   describeSchemaError,
+  type Discovery,
+  type FoundObject,
   isFluxKustomization,
   isHelmRelease,
 } from './objects.js';
+export { keepLastApplied } from './keep-last-applied.js';
 export { KUSTOMIZATION_FILE_NAMES } from './kustomization-references.js';
 export { refOf } from './ref-of.js';
 export { SourceIgnore } from './source-ignore.js';

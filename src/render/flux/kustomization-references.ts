@@ -8,8 +8,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join, posix } from 'node:path';
 import type { Manifest } from '../../model/index.js';
-import { parseFileDocuments } from '../yaml-memo.js';
-import { MAX_YAML_FILE_BYTES } from '../yaml-bounds.js';
+import { MAX_YAML_FILE_BYTES, parseFileDocuments } from '../../yaml/index.js';
 
 /** kustomize's names for a kustomization file, in the order it looks for them. */
 export const KUSTOMIZATION_FILE_NAMES: readonly string[] = [

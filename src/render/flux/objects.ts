@@ -132,3 +132,22 @@ export function describeSchemaError(error: z.ZodError): string {
   const path = issue.path.map(String).join('.');
   return path ? `${path}: ${issue.message}` : issue.message;
 }
+
+/** A Flux object or input as written in a file of the repository. */
+export interface FoundObject {
+  manifest: Manifest;
+  /** Path relative to the repository root. */
+  file: string;
+  line: number;
+}
+
+export interface Discovery {
+  /** The entry folder, normalised as Flux normalises spec.path ('.' for the root). */
+  entry: string;
+  kustomizations: FoundObject[];
+  helmReleases: FoundObject[];
+  sources: FoundObject[];
+  configData: FoundObject[];
+  /** flux-operator FluxInstances, whose spec.sync the operator turns into a Kustomization. */
+  instances: FoundObject[];
+}

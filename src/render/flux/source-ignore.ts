@@ -7,7 +7,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join, posix } from 'node:path';
-import { walkTree, type TreeEntry } from '../tree.js';
+import { walkTree, type TreeEntry } from '../workspace/index.js';
 import ignore, { type Ignore } from 'ignore';
 
 const VCS_PATTERNS = ['.git/', '.gitignore', '.gitmodules', '.gitattributes'];

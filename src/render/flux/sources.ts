@@ -9,7 +9,7 @@ import { join, posix, resolve, sep } from 'node:path';
 import type { Manifest } from '../../model/index.js';
 import type { SourceMapping } from '../source-mapping.js';
 import { SourceIgnore } from './source-ignore.js';
-import { copyTree, keepsWholeTree, type TreeEntry } from '../tree.js';
+import { copyTree, keepsWholeTree, type TreeEntry } from '../workspace/index.js';
 
 export interface SourceRef {
   kind: string;
@@ -101,7 +101,7 @@ export class Sources {
   /**
    * The source's artifact in the workspace. The reviewed repository is already the
    * renderer's own copy, so its artifact hard-links it (nothing writes into either, see
-   * tree.ts), or is that copy itself when the ignore rules leave out nothing of it; a
+   * workspace/tree.ts), or is that copy itself when the ignore rules leave out nothing of it; a
    * mapped folder is the user's, and is copied.
    */
   private copy(dir: string, ignore: string | undefined, mode: 'link' | 'copy'): Promise<string> {

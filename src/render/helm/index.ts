@@ -1,12 +1,15 @@
 /**
- * render/helm/ inflates a HelmRelease as helm-controller would: chart sources and fetches,
- * values composition, `helm template` and post-renderers. It knows no Kustomization.
+ * render/helm/ inflates a HelmRelease as helm-controller would: values composition, `helm
+ * template` and post-renderers, on a chart that chart/ fetches. It knows no Kustomization.
  */
-export { type ResolvedChart } from './chart-source-context.js';
-export { type ChartSourceContext, resolveChart } from './chart-source.js';
-export { ChartUnavailableError } from './chart-unavailable-error.js';
+export {
+  type ChartSourceContext,
+  ChartUnavailableError,
+  isolatedHelmHome,
+  resolveChart,
+  type ResolvedChart,
+} from './chart/index.js';
 export { HelmRelease, releaseName, releaseNamespace } from './helm-release.js';
-export { isolatedHelmHome } from './oci-pull.js';
 export { postRender } from './post-render.js';
 export { releaseSecretValues, type SecretKeysLookup } from './release-secret-values.js';
 export { chartCrdsMode, helmTemplate, takeTemplateSource } from './template.js';

@@ -17,7 +17,7 @@ import {
   stringifyManifest,
   stringifyStream,
 } from '../../model/index.js';
-import { parseDocuments } from '../yaml.js';
+import { parseDocuments } from '../../yaml/index.js';
 import type { HelmRelease, PostRenderer } from './helm-release.js';
 import type { ChartRender } from './template.js';
 import { FluxlensError } from '../../errors.js';

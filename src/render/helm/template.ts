@@ -9,7 +9,7 @@ import { folderDigest, renderCacheKey, type RenderCache } from '../cache/index.j
 import { basename, join, resolve } from 'node:path';
 import { ToolError, type ToolRunner } from '../../tool-runner.js';
 import { objectMeta, type Manifest } from '../../model/index.js';
-import { parseDocuments } from '../yaml.js';
+import { parseDocuments } from '../../yaml/index.js';
 import type { HelmRelease } from './helm-release.js';
 import { FluxlensError } from '../../errors.js';
 

@@ -7,7 +7,7 @@
 import { readFile, realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, posix, relative } from 'node:path';
 import { sopsPlaceholder } from '../../model/index.js';
-import { GoYamlError, parseGoYaml } from '../go-yaml.js';
+import { GoYamlError, parseGoYaml } from '../../yaml/index.js';
 import type { HelmRelease, ValuesReference } from './helm-release.js';
 import { isTree, parseSet, put, StrvalsError } from './strvals.js';
 import { FluxlensError } from '../../errors.js';

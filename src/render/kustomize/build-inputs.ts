@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { parseFileDocuments } from '../yaml-memo.js';
+import { parseFileDocuments } from '../../yaml/index.js';
 import { findKustomizationFile } from './generate.js';
 import { isRemote, referencedPaths } from './build.js';
 

@@ -6,26 +6,22 @@
 import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { ToolRunner } from '../../tool-runner.js';
+import { kustomizeBuildArgs, type KustomizeRunOptions } from './build-args.js';
 import { findKustomizationFile } from './generate.js';
 import type { KustomizeServer } from './kustomize-server.js';
-import { parseDocuments, yamlOverLimit } from '../yaml.js';
-import { MAX_YAML_FILE_BYTES, TOO_BIG, TOO_MANY_NODES, tooManyNodes } from '../yaml-bounds.js';
+import {
+  MAX_YAML_FILE_BYTES,
+  parseDocuments,
+  TOO_BIG,
+  TOO_MANY_NODES,
+  tooManyNodes,
+  yamlOverLimit,
+} from '../../yaml/index.js';
 import { FluxlensError } from '../../errors.js';
 
-export interface KustomizeOptions {
-  allowRemoteBases: boolean;
-  enableExecPlugins: boolean;
-  timeoutMs: number;
-  maxOutputBytes: number;
+export interface KustomizeOptions extends KustomizeRunOptions {
   /** The render's kustomize-server: one process for all its builds instead of one each. */
   server?: KustomizeServer | undefined;
-}
-
-/** The arguments of `kustomize build` for a folder, as kustomize-controller builds it. */
-export function kustomizeBuildArgs(dir: string, enableExecPlugins: boolean): string[] {
-  const args = ['build', dir, '--load-restrictor', 'LoadRestrictionsNone'];
-  if (enableExecPlugins) args.push('--enable-alpha-plugins', '--enable-exec');
-  return args;
 }
 
 export async function kustomizeBuild(
@@ -167,7 +163,7 @@ async function checkFolderYaml(dir: string, realRoot: string, depth: number): Pr
 /**
  * Walks the kustomization graph from `dir` and refuses any path that resolves (through
  * `..` or symlinks) outside `root`, any remote base unless allowed, and any YAML file or
- * inline patch past the bounds of yaml-bounds.ts. Returns nothing on success; throws
+ * inline patch past the bounds of src/yaml/. Returns nothing on success; throws
  * UnsafePathError naming the offending file.
  */
 export async function checkKustomizationTree(

@@ -6,8 +6,7 @@
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseFileDocuments } from '../yaml-memo.js';
-import { MAX_YAML_FILE_BYTES, TOO_BIG } from '../yaml-bounds.js';
+import { MAX_YAML_FILE_BYTES, parseFileDocuments, TOO_BIG } from '../../yaml/index.js';
 import { type FluxKustomization, KUSTOMIZATION_FILE_NAMES } from '../flux/index.js';
 import { FluxlensError } from '../../errors.js';
 

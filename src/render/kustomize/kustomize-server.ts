@@ -15,13 +15,10 @@ import {
   type ServerExit,
   type ToolRunner,
 } from '../../tool-runner.js';
-import { kustomizeBuildArgs, type KustomizeOptions } from './build.js';
+import { kustomizeBuildArgs, type KustomizeRunOptions } from './build-args.js';
 import { ServerConnection } from './server-connection.js';
 
-export type ServerBuildOptions = Pick<
-  KustomizeOptions,
-  'allowRemoteBases' | 'enableExecPlugins' | 'timeoutMs' | 'maxOutputBytes'
-> & {
+export type ServerBuildOptions = KustomizeRunOptions & {
   /** Cancels this build, as the runner's own signal cancels every build. */
   signal?: AbortSignal | undefined;
 };

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildInputSet } from '../../../src/render/kustomize/index.js';
-import { linkPaths } from '../../../src/render/tree.js';
+import { linkPaths } from '../../../src/render/workspace/tree.js';
 
 const dirs: string[] = [];
 afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));

@@ -9,15 +9,15 @@ import {
   DEFAULT_CHART_NETWORK,
   type ChartNetwork,
   type RegistryCredential,
-} from '../../../src/render/engine.js';
+} from '../../../src/render/index.js';
 import {
   credentialFor,
   credentialNote,
   ownAuthorization,
   secretValues,
   withoutSecrets,
-} from '../../../src/render/helm/registry-credentials.js';
-import { parseChallenge } from '../../../src/render/helm/registry-token.js';
+} from '../../../src/render/helm/chart/registry-credentials.js';
+import { parseChallenge } from '../../../src/render/helm/chart/registry-token.js';
 
 const entries: RegistryCredential[] = [
   {

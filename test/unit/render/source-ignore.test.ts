@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SourceIgnore } from '../../../src/render/flux/source-ignore.js';
-import { walkTree } from '../../../src/render/tree.js';
+import { walkTree } from '../../../src/render/workspace/tree.js';
 
 const NAMES = ['apps', 'web', 'docs', 'logo.png', 'a.yaml', 'b.yml', '.sops.yaml', '.github'];
 const PATTERNS = [

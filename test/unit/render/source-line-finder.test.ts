@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { documentLine, sourceLineFinder } from '../../../src/render/builtin/source-line-finder.js';
-import { parseDocuments } from '../../../src/render/yaml.js';
+import { parseDocuments } from '../../../src/yaml/yaml.js';
 
 const doc = (kind: string, name: string) =>
   `apiVersion: v1\nkind: ${kind}\nmetadata:\n  name: ${name}\n`;

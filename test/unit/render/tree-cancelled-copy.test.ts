@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { copyTree } from '../../../src/render/tree.js';
+import { copyTree } from '../../../src/render/workspace/tree.js';
 
 const source = mkdtempSync(join(tmpdir(), 'fluxlens-tree-source-'));
 afterAll(() => rmSync(source, { recursive: true, force: true }));

@@ -186,6 +186,16 @@ clusters:
       'failOn: info\nfailOn: danger\n',
       /^\.fluxlens\.yaml: invalid YAML \(line 2\): .*unique/,
     ],
+    [
+      'lists nested 1,000 deep',
+      `clusters: ${'['.repeat(1000)}${']'.repeat(1000)}\n`,
+      /^\.fluxlens\.yaml: invalid YAML \(line 1\): nesting deeper than 256 levels$/,
+    ],
+    [
+      'mappings nested 1,000 deep',
+      `rules:\n${Array.from({ length: 1000 }, (_, i) => `${' '.repeat(i + 1)}a:`).join('\n')} x\n`,
+      /^\.fluxlens\.yaml: invalid YAML \(line 258\): nesting deeper than 256 levels$/,
+    ],
   ])('reports %s with its line', (_case, text, message) => {
     expect(parseError(text)).toMatch(message);
   });

@@ -13,7 +13,7 @@ import { UNPACKED_RATIO, type ChartSourceContext } from './chart-source-context.
 import { ChartContentError } from './chart-content-error.js';
 import { ChartUnavailableError } from './chart-unavailable-error.js';
 import { helmPull } from './oci-pull.js';
-import { parseStrictVersion } from './semver-constraint.js';
+import { parseStrictVersion } from '../semver-constraint.js';
 
 export interface OciChartRequest {
   /** `oci://HOST/PATH/CHART`. */

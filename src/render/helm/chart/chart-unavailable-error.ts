@@ -6,7 +6,7 @@
  * makes the producer unassessed rather than broken; a defect Flux would fail on too is a
  * ChartContentError. Messages name sources and URLs without credentials or query strings.
  */
-import { FluxlensError } from '../../errors.js';
+import { FluxlensError } from '../../../errors.js';
 export class ChartUnavailableError extends FluxlensError {
   /** Only missing from the cache of an offline render: Flux would simply fetch it. */
   readonly notCached: boolean;

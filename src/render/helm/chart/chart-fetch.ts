@@ -14,7 +14,7 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { ChartContentError } from './chart-content-error.js';
 import { ChartUnavailableError } from './chart-unavailable-error.js';
-import { DEFAULT_CHART_NETWORK, type ChartNetwork } from '../engine.js';
+import { DEFAULT_CHART_NETWORK, type ChartNetwork } from '../../settings.js';
 import { describeUrl, safeUrl, sendChartRequest, type ChartRequestInit } from './chart-request.js';
 import { credentialNote, ownAuthorization } from './registry-credentials.js';
 

@@ -6,7 +6,7 @@
  */
 import { mkdtemp, readFile, realpath, stat } from 'node:fs/promises';
 import { join, posix, sep } from 'node:path';
-import { copyTree } from '../tree.js';
+import { copyTree } from '../../workspace/index.js';
 import { readChartArchive, writeChartFiles } from './chart-archive.js';
 import { buildDependencies } from './chart-dependencies.js';
 import { readChartMetadata } from './chart-metadata.js';

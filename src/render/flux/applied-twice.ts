@@ -13,7 +13,7 @@ import {
   objectId,
   objectMeta,
   producerKey,
-} from '../model/index.js';
+} from '../../model/index.js';
 
 function describeObject(manifest: Manifest): string {
   const meta = objectMeta(manifest);

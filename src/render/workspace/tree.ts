@@ -17,7 +17,7 @@ import {
 } from 'node:fs/promises';
 import type { Dirent } from 'node:fs';
 import { join, posix } from 'node:path';
-import { FluxlensError } from '../errors.js';
+import { FluxlensError } from '../../errors.js';
 import { mapLimit } from './map-limit.js';
 
 /** File copies or links in flight at once, within one folder. */

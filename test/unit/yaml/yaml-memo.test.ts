@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseDocuments } from '../../../src/render/yaml.js';
-import { parseFileDocuments } from '../../../src/render/yaml-memo.js';
+import { parseDocuments } from '../../../src/yaml/yaml.js';
+import { parseFileDocuments } from '../../../src/yaml/yaml-memo.js';
 
 const text = (name: string) =>
   `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  a: "1"\n---\nkind: Namespace\nmetadata:\n  name: ${name}\n`;

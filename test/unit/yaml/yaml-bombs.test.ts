@@ -4,8 +4,8 @@
  * a render error can carry after the file's name; the reader never overflows the stack.
  */
 import { describe, expect, it } from 'vitest';
-import { parseDocuments } from '../../../src/render/yaml.js';
-import { GoYamlError, parseGoYaml } from '../../../src/render/go-yaml.js';
+import { parseDocuments } from '../../../src/yaml/yaml.js';
+import { GoYamlError, parseGoYaml } from '../../../src/yaml/go-yaml.js';
 import { envsubst, SubstitutionError } from '../../../src/render/builtin/substitute.js';
 
 const LEVELS = 100_000;

@@ -9,7 +9,7 @@
  */
 import { readFile, readdir, realpath, stat } from 'node:fs/promises';
 import { join, posix, sep } from 'node:path';
-import { copyTree } from '../tree.js';
+import { copyTree } from '../../workspace/index.js';
 import { readChartArchive, writeChartFiles } from './chart-archive.js';
 import { describeUrl } from './chart-fetch.js';
 import { resolveHttpChart } from './chart-http-repository.js';
@@ -23,7 +23,7 @@ import { resolveOciChart } from './chart-oci.js';
 import { UNPACKED_RATIO, type ChartSourceContext } from './chart-source-context.js';
 import { ChartContentError } from './chart-content-error.js';
 import { ChartUnavailableError } from './chart-unavailable-error.js';
-import { versionSatisfies } from './semver-constraint.js';
+import { versionSatisfies } from '../semver-constraint.js';
 
 export interface DependencyBuild {
   /** The chart's own scratch copy; dependencies are added to its charts/. */

@@ -7,7 +7,7 @@
  */
 import { lookup as dnsLookup } from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
-import type { ChartNetwork } from '../engine.js';
+import type { ChartNetwork } from '../../settings.js';
 import { ChartUnavailableError } from './chart-unavailable-error.js';
 
 const NON_PUBLIC = new BlockList();

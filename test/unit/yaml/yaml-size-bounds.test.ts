@@ -9,7 +9,7 @@ import {
   TOO_BIG,
   TOO_MANY_NODES,
   tooManyNodes,
-} from '../../../src/render/yaml-bounds.js';
+} from '../../../src/yaml/yaml-bounds.js';
 
 /** A ConfigMap of `keys` keys: eight nodes of its own, then two per key, one key a line. */
 function configMap(keys: number): string {

@@ -23,7 +23,7 @@ import {
 } from './chart-source-context.js';
 import { ChartContentError } from './chart-content-error.js';
 import { ChartUnavailableError } from './chart-unavailable-error.js';
-import { parseStrictVersion, selectVersion } from './semver-constraint.js';
+import { parseStrictVersion, selectVersion } from '../semver-constraint.js';
 
 export interface HttpChartRequest {
   /** HelmRepository spec.url, or the repository of a chart dependency. */

@@ -4,7 +4,7 @@
  * lacks, an invalid Chart.yaml or archive. Unlike ChartUnavailableError it is a defect a
  * PR can introduce or fix, so it carries no `chart-unavailable` code to a RenderError.
  */
-import { FluxlensError } from '../../errors.js';
+import { FluxlensError } from '../../../errors.js';
 
 export class ChartContentError extends FluxlensError {
   constructor(detail: string, options?: { cause?: unknown }) {

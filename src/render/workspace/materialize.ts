@@ -6,10 +6,10 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { join, posix, resolve } from 'node:path';
-import { UsageError } from '../errors.js';
-import { exportTree, listTree, resolveRevision, type TreeFile } from '../git/index.js';
-import { ToolError, type ToolRunner } from '../tool-runner.js';
-import type { RenderRequest } from './engine.js';
+import { UsageError } from '../../errors.js';
+import { exportTree, listTree, resolveRevision, type TreeFile } from '../../git/index.js';
+import { ToolError, type ToolRunner } from '../../tool-runner.js';
+import type { RenderRequest } from '../engine.js';
 import { copyTree, isDirectory, TreeLimitError, type TreeLimits } from './tree.js';
 
 export interface MaterializedRepository {

@@ -9,7 +9,7 @@
  */
 import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ToolError } from '../../tool-runner.js';
+import { ToolError } from '../../../tool-runner.js';
 import type { ChartSourceContext } from './chart-source-context.js';
 import { ChartContentError } from './chart-content-error.js';
 import { ChartUnavailableError } from './chart-unavailable-error.js';

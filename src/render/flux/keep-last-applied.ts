@@ -2,7 +2,7 @@
  * Flux semantics for producers that fail: what stays in the cluster when a Kustomization
  * cannot be built or a HelmRelease cannot be rendered.
  */
-import { objectId, producerKey, type Producer, type RenderedCluster } from '../model/index.js';
+import { objectId, producerKey, type Producer, type RenderedCluster } from '../../model/index.js';
 
 /**
  * The head cluster as Flux leaves it: a Kustomization that fails to build is neither

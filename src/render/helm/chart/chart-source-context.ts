@@ -1,6 +1,6 @@
 /** What chart resolution needs from the render that asks for it, and what it returns. */
-import type { ToolRunner } from '../../tool-runner.js';
-import type { ChartNetwork } from '../engine.js';
+import type { ToolRunner } from '../../../tool-runner.js';
+import type { ChartNetwork } from '../../settings.js';
 
 export interface ChartSourceContext {
   runner: ToolRunner;

@@ -8,8 +8,8 @@
  */
 import { mkdir, mkdtemp } from 'node:fs/promises';
 import { join } from 'node:path';
-import { errorMessage } from '../../errors.js';
-import type { HelmRelease } from './helm-release.js';
+import { errorMessage } from '../../../errors.js';
+import type { HelmRelease } from '../helm-release.js';
 import type { CachedChart, CachedChartMeta } from './chart-cache.js';
 import { resolveHttpChart } from './chart-http-repository.js';
 import { resolveLocalChart } from './chart-local.js';
@@ -23,8 +23,8 @@ import {
 } from './chart-source-objects.js';
 import { ChartContentError } from './chart-content-error.js';
 import { ChartUnavailableError } from './chart-unavailable-error.js';
-import { copyTree } from '../tree.js';
-import { parseVersion, sameVersion, withBuildMetadata } from './semver-constraint.js';
+import { copyTree } from '../../workspace/index.js';
+import { parseVersion, sameVersion, withBuildMetadata } from '../semver-constraint.js';
 
 export { ChartUnavailableError } from './chart-unavailable-error.js';
 export type { ChartSourceContext, ResolvedChart } from './chart-source-context.js';

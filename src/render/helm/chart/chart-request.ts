@@ -9,7 +9,7 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { ChartUnavailableError } from './chart-unavailable-error.js';
-import type { ChartNetwork } from '../engine.js';
+import type { ChartNetwork } from '../../settings.js';
 import { checkHostLiteral, checkedLookup } from './chart-network.js';
 
 export interface ChartRequestInit {
