@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Wiring only: `fluxlens serve` and `fluxlens worker` run their processes (workers/), stopped
 // by src/shutdown.ts, the one handler of SIGTERM and SIGINT, as the CLI's commands are;
-// everything else, their help included, is the CLI. The CLI is the bundle of rolldown.config.js, which starts in a fraction of the time
-// tsc's hundreds of modules take; a build that ran tsc alone still runs, from tsc's output.
+// everything else, their help included, is the CLI. The CLI is the bundle of
+// rolldown.config.js, which starts in a fraction of the time tsc's hundreds of modules take;
+// a build that ran tsc alone still runs, from tsc's output.
 import { existsSync } from 'node:fs';
 import { URL } from 'node:url';
 
