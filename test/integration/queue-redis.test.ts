@@ -13,14 +13,14 @@ import {
 } from '../../src/queue/index.js';
 import { projectRoot } from '../support/paths.js';
 import { type TestRedis, deleteKeys, startRedis, uniquePrefix } from '../support/redis.js';
-import { describeQueueSemantics } from '../unit/queue/queue-semantics.js';
+import { describeQueueSemantics } from '../support/queue/queue-semantics.js';
 import {
   type QueueAdapter,
   reviewJob,
   scriptedProcessor,
   waitFor,
   waitForStatus,
-} from '../unit/queue/queue-test-kit.js';
+} from '../support/queue/queue-test-kit.js';
 
 let redis: TestRedis;
 beforeAll(async () => {

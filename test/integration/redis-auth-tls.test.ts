@@ -17,7 +17,7 @@ import { type RedisConnection, createRedisQueue, startRedisWorker } from '../../
 import { type RedisServer, startRedisServer, uniquePrefix } from '../support/redis.js';
 import { sleep } from '../support/service.js';
 import { makeTestCertificate } from '../support/tls.js';
-import { reviewJob, sha } from '../unit/queue/queue-test-kit.js';
+import { reviewJob, sha } from '../support/queue/queue-test-kit.js';
 
 const PASSWORD = 'default-user-pw-4e1b9c';
 const USER = 'fluxlens';

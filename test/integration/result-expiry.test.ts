@@ -12,7 +12,7 @@ import { loadServiceConfig } from '../../src/config.js';
 import { createInlineQueue, createRedisQueue, type PullRef } from '../../src/queue/index.js';
 import { type TestRedis, deleteKeys, startRedis, uniquePrefix } from '../support/redis.js';
 import { sleep } from '../support/service.js';
-import { sha } from '../unit/queue/queue-test-kit.js';
+import { sha } from '../support/queue/queue-test-kit.js';
 
 const pull: PullRef = { owner: 'acme', repo: 'fleet-infra', pullNumber: 42 };
 const DAY = 24 * 60 * 60;

@@ -7,14 +7,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type InlineQueue, type QueueWorker, createInlineQueue } from '../../../src/queue/index.js';
-import { describeQueueSemantics } from './queue-semantics.js';
+import { describeQueueSemantics } from '../../support/queue/queue-semantics.js';
 import {
   type QueueAdapter,
   reviewJob,
   scriptedProcessor,
   sha,
   waitForStatus,
-} from './queue-test-kit.js';
+} from '../../support/queue/queue-test-kit.js';
 
 const inlineAdapter: QueueAdapter = {
   name: 'inline',

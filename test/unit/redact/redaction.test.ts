@@ -14,7 +14,7 @@ import {
   redactText,
 } from '../../../src/redact/index.js';
 import type { ResourceChange } from '../../../src/model/index.js';
-import { base64, configMap, deployment, diff, rendered, secret } from './build-cluster.js';
+import { base64, configMap, deployment, diff, rendered, secret } from '../diff/build-cluster.js';
 
 const PEM_BODY = 'MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj';
 const pem = (kind = 'RSA ') =>

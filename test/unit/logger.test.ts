@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { childLogger, createLogger, serializeError } from '../../../src/logger.js';
+import { childLogger, createLogger, serializeError } from '../../src/logger.js';
 
 function capture(level: 'info' | 'debug' = 'info') {
   const lines: string[] = [];

@@ -23,7 +23,7 @@ import {
   kustomization,
   rendered,
   secret,
-} from './build-cluster.js';
+} from '../diff/build-cluster.js';
 
 const NO_EXTRAS = { labels: [], annotations: [], fields: [] };
 
