@@ -89,6 +89,11 @@ const ServiceEnvSchema = z.object({
   FLUXLENS_HOST: z.string().min(1).default('0.0.0.0'),
   /** The GitHub App's webhook secret; X-Hub-Signature-256 is checked against it. */
   FLUXLENS_WEBHOOK_SECRET: z.string().min(1).optional(),
+  /**
+   * The webhook secret being replaced: deliveries signed with it are accepted too while the
+   * GitHub App changes over to FLUXLENS_WEBHOOK_SECRET. Unset once it has.
+   */
+  FLUXLENS_WEBHOOK_SECRET_PREVIOUS: z.string().min(1).optional(),
   /** Accept unsigned webhooks. For local development only: anyone could trigger reviews. */
   FLUXLENS_INSECURE_NO_WEBHOOK_SECRET: flag.default(false),
   /**
@@ -197,6 +202,7 @@ const ServiceEnvSchema = z.object({
 /** Secrets may come from a file (`NAME_FILE`, a mounted Kubernetes Secret) instead. */
 const FILE_VARIABLES = [
   'FLUXLENS_WEBHOOK_SECRET',
+  'FLUXLENS_WEBHOOK_SECRET_PREVIOUS',
   'FLUXLENS_GITHUB_PRIVATE_KEY',
   'FLUXLENS_GITHUB_TOKEN',
   'FLUXLENS_API_TOKEN',
@@ -210,6 +216,7 @@ const FILE_VARIABLES = [
  * read error, and a missing file of any other secret, still stops startup.
  */
 const OPTIONAL_FILE_VARIABLES: ReadonlySet<string> = new Set([
+  'FLUXLENS_WEBHOOK_SECRET_PREVIOUS',
   'FLUXLENS_API_TOKEN',
   'FLUXLENS_REPORT_SIGNING_KEY',
 ]);
@@ -310,6 +317,8 @@ const serviceConfigSchema = (
       port: e.FLUXLENS_PORT,
       host: e.FLUXLENS_HOST,
       webhookSecret: e.FLUXLENS_WEBHOOK_SECRET,
+      /** Accepted too while the GitHub App changes over to webhookSecret. */
+      previousWebhookSecret: previousWebhookSecret(e),
       insecureNoWebhookSecret: e.FLUXLENS_INSECURE_NO_WEBHOOK_SECRET,
       webhookBodyTimeoutMs: e.FLUXLENS_WEBHOOK_BODY_TIMEOUT_SECONDS * 1000,
       webhookLargeBodies: e.FLUXLENS_WEBHOOK_LARGE_BODIES,
@@ -380,6 +389,15 @@ function requireForRole(role: 'server' | 'worker', e: z.output<typeof ServiceEnv
       'invalid environment: FLUXLENS_WEBHOOK_SECRET is required (FLUXLENS_INSECURE_NO_WEBHOOK_SECRET=true accepts unsigned webhooks, for local development only)',
     );
   }
+}
+
+function previousWebhookSecret(e: z.infer<typeof ServiceEnvSchema>): string | undefined {
+  if (e.FLUXLENS_WEBHOOK_SECRET_PREVIOUS !== undefined && e.FLUXLENS_WEBHOOK_SECRET === undefined) {
+    throw new SetupError(
+      'invalid environment: FLUXLENS_WEBHOOK_SECRET_PREVIOUS is only used with FLUXLENS_WEBHOOK_SECRET, the secret that replaces it',
+    );
+  }
+  return e.FLUXLENS_WEBHOOK_SECRET_PREVIOUS;
 }
 
 function redisCa(

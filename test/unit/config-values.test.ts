@@ -124,6 +124,7 @@ const WEBHOOK_SECRET = 'whsec-for-config-values';
 /** Every service secret, as plain variables; the _FILE test writes each to a file. */
 const SECRETS = {
   FLUXLENS_WEBHOOK_SECRET: WEBHOOK_SECRET,
+  FLUXLENS_WEBHOOK_SECRET_PREVIOUS: 'whsec-being-replaced-for-config-values',
   FLUXLENS_GITHUB_TOKEN: 'ghp_token-for-config-values',
   FLUXLENS_API_TOKEN: 'api-token-for-config-values',
   FLUXLENS_REDIS_URL: 'rediss://:redis-password@redis.internal:6380/2',
@@ -177,6 +178,7 @@ describe('the service config', () => {
       port: 8080,
       host: '0.0.0.0',
       webhookSecret: WEBHOOK_SECRET,
+      previousWebhookSecret: undefined,
       insecureNoWebhookSecret: false,
       webhookBodyTimeoutMs: 20_000,
       webhookLargeBodies: 4,
@@ -245,6 +247,7 @@ describe('the service config', () => {
       port: Number(env.FLUXLENS_PORT),
       host: env.FLUXLENS_HOST,
       webhookSecret: env.FLUXLENS_WEBHOOK_SECRET,
+      previousWebhookSecret: env.FLUXLENS_WEBHOOK_SECRET_PREVIOUS,
       insecureNoWebhookSecret: false,
       webhookBodyTimeoutMs: Number(env.FLUXLENS_WEBHOOK_BODY_TIMEOUT_SECONDS) * 1000,
       webhookLargeBodies: Number(env.FLUXLENS_WEBHOOK_LARGE_BODIES),
