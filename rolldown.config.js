@@ -5,6 +5,9 @@
 // dynamically by src/cli/main.ts, so it becomes a chunk of its own: render/diff never load
 // BullMQ or Octokit. Built from src/ (isolatedModules makes a file-by-file compile exact), so it does
 // not depend on what tsc emitted.
+import { readdirSync, readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { URL } from 'node:url';
 import { defineConfig } from 'rolldown';
 
 /**
@@ -19,6 +22,27 @@ const EXTERNAL = [
   'msgpackr-extract',
 ];
 
+/**
+ * Folders of files our modules read beside themselves at run time (`new URL(..., import.meta.url)`).
+ * Every chunk sits at the top of dist/cli/, so each folder is emitted there under its own name;
+ * package.json's build copies them beside tsc's output.
+ */
+const RUNTIME_FOLDERS = ['src/queue/lua'];
+
+/** @type {import('rolldown').Plugin} */
+const runtimeFiles = {
+  name: 'runtime-files',
+  buildStart() {
+    for (const folder of RUNTIME_FOLDERS) {
+      const url = new URL(`${folder}/`, import.meta.url);
+      for (const file of readdirSync(url)) {
+        const source = readFileSync(new URL(file, url));
+        this.emitFile({ type: 'asset', fileName: `${basename(folder)}/${file}`, source });
+      }
+    }
+  },
+};
+
 export default defineConfig({
   input: { index: 'src/cli/index.ts' },
   platform: 'node',
@@ -26,6 +50,7 @@ export default defineConfig({
   transform: { target: 'node24' },
   // Deep imports too: BullMQ requires ioredis/built/utils.
   external: EXTERNAL.map((name) => new RegExp(`^${name}(/|$)`)),
+  plugins: [runtimeFiles],
   onLog(level, log, handler) {
     // Bottleneck evals `require` only to reach Redis for its clustering datastore; the
     // GitHub client paces with local Bottleneck groups.

@@ -8,7 +8,7 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { SetupError } from './errors.js';
-import { type RegistryCredentialFile, readRegistryConfig } from './registry-config.js';
+import { readRegistryConfig } from './registry-config.js';
 
 const positiveInt = (max: number) => z.coerce.number().int().min(1).max(max);
 const flag = z
@@ -53,7 +53,7 @@ const RenderEnvSchema = z.object({
    * Whether chart URLs a repository declares may reach loopback, private, link-local and
    * other non-public addresses: `allow` (the CLI's default) or `deny` (the service's).
    */
-  FLUXLENS_CHART_PRIVATE_ADDRESSES: z.enum(['allow', 'deny']).optional(),
+  FLUXLENS_CHART_PRIVATE_ADDRESSES: z.enum(['allow', 'deny']).default('allow'),
   /**
    * A Docker config.json-style file of chart registry credentials by host (what
    * `helm registry login` writes). Unset: no credentials at all; the user's own helm and
@@ -89,6 +89,11 @@ const ServiceEnvSchema = z.object({
   FLUXLENS_HOST: z.string().min(1).default('0.0.0.0'),
   /** The GitHub App's webhook secret; X-Hub-Signature-256 is checked against it. */
   FLUXLENS_WEBHOOK_SECRET: z.string().min(1).optional(),
+  /**
+   * The webhook secret being replaced: deliveries signed with it are accepted too while the
+   * GitHub App changes over to FLUXLENS_WEBHOOK_SECRET. Unset once it has.
+   */
+  FLUXLENS_WEBHOOK_SECRET_PREVIOUS: z.string().min(1).optional(),
   /** Accept unsigned webhooks. For local development only: anyone could trigger reviews. */
   FLUXLENS_INSECURE_NO_WEBHOOK_SECRET: flag.default(false),
   /**
@@ -197,6 +202,7 @@ const ServiceEnvSchema = z.object({
 /** Secrets may come from a file (`NAME_FILE`, a mounted Kubernetes Secret) instead. */
 const FILE_VARIABLES = [
   'FLUXLENS_WEBHOOK_SECRET',
+  'FLUXLENS_WEBHOOK_SECRET_PREVIOUS',
   'FLUXLENS_GITHUB_PRIVATE_KEY',
   'FLUXLENS_GITHUB_TOKEN',
   'FLUXLENS_API_TOKEN',
@@ -210,6 +216,7 @@ const FILE_VARIABLES = [
  * read error, and a missing file of any other secret, still stops startup.
  */
 const OPTIONAL_FILE_VARIABLES: ReadonlySet<string> = new Set([
+  'FLUXLENS_WEBHOOK_SECRET_PREVIOUS',
   'FLUXLENS_API_TOKEN',
   'FLUXLENS_REPORT_SIGNING_KEY',
 ]);
@@ -224,71 +231,6 @@ export const SECRET_FILE_VARIABLES: readonly string[] = FILE_VARIABLES.map((v) =
 /** Variables a tool run may inherit; anything else (tokens, secrets) is kept from tools. */
 const TOOL_ENV_ALLOWLIST = ['HOME', 'TMPDIR', 'LANG', 'LC_ALL', 'TZ', 'USER'] as const;
 
-export interface Config {
-  toolsBinDir: string;
-  /** PATH for tool lookups and for tools that call tools (flux-local calls kustomize). */
-  path: string;
-  toolEnv: Record<string, string>;
-  concurrency: number;
-  toolTimeoutMs: number;
-  maxOutputBytes: number;
-  /** The root of everything fluxlens keeps on disk. */
-  cacheDir: string;
-  chartCacheDir: string;
-  /** Absent when the render cache is off. */
-  renderCache: { dir: string; maxBytes: number } | undefined;
-  /** Build through kustomize-server where it is installed. */
-  kustomizeServer: boolean;
-  chartNetwork: {
-    privateAddresses: 'allow' | 'deny';
-    connectTimeoutMs: number;
-    responseTimeoutMs: number;
-    credentials: RegistryCredentialFile | undefined;
-  };
-}
-
-export type GitHubAuthConfig =
-  | { kind: 'app'; appId: string; privateKey: string }
-  | { kind: 'token'; token: string };
-
-export interface ServiceConfig extends Config {
-  redisUrl: string | undefined;
-  /** PEM certificate authorities for a rediss:// URL; the system's when undefined. */
-  redisCa: string | undefined;
-  /** Undefined: results are kept forever. */
-  resultTtlSeconds: number | undefined;
-  redisPrefix: string;
-  port: number;
-  host: string;
-  webhookSecret: string | undefined;
-  insecureNoWebhookSecret: boolean;
-  webhookBodyTimeoutMs: number;
-  webhookLargeBodies: number;
-  commandBots: string[] | undefined;
-  github: { apiUrl: string; gitUrl: string; auth: GitHubAuthConfig | undefined };
-  apiToken: string | undefined;
-  /** Per minute: API renders per token and per owner, commands per installation. */
-  rateLimits: {
-    apiRendersPerToken: number;
-    apiRendersPerOwner: number;
-    commandsPerInstallation: number;
-  };
-  publicUrl: string | undefined;
-  reportSigningKey: string | undefined;
-  reportLinkDays: number;
-  offline: boolean;
-  renderForks: boolean;
-  renderDrafts: boolean;
-  repositories: string[] | undefined;
-  comment: 'always' | 'changes' | 'never';
-  workerConcurrency: number;
-  workerLockMs: number;
-  shutdownGraceMs: number;
-  resyncIntervalMs: number;
-  metricsPort: number;
-  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
-}
-
 function parse<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv): z.infer<S> {
   const parsed = schema.safeParse(env);
   if (!parsed.success) {
@@ -301,30 +243,41 @@ function parse<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv): z.infer<
   return parsed.data;
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env, cpuCount = 2): Config {
-  const e = parse(RenderEnvSchema, env);
+/** What a config takes from the machine rather than from a setting. */
+interface Machine {
+  /** The environment a tool run inherits its allowlisted variables from. */
+  env: NodeJS.ProcessEnv;
+  cpuCount: number;
+}
+
+/** The render settings in the shape the code uses; the CLI and the service share it. */
+function renderConfig(e: z.output<typeof RenderEnvSchema>, machine: Machine) {
   const toolEnv: Record<string, string> = {};
   for (const key of TOOL_ENV_ALLOWLIST) {
-    const value = env[key];
+    const value = machine.env[key];
     if (value !== undefined) toolEnv[key] = value;
   }
   const cacheDir = e.FLUXLENS_CACHE_DIR ?? join(homedir(), '.fluxlens', 'cache');
   return {
     toolsBinDir: join(e.FLUXLENS_TOOLS_DIR ?? join(homedir(), '.fluxlens', 'tools'), 'bin'),
+    /** PATH for tool lookups and for tools that call tools (flux-local calls kustomize). */
     path: e.PATH,
     toolEnv,
-    concurrency: e.FLUXLENS_CONCURRENCY ?? Math.max(1, cpuCount),
+    concurrency: e.FLUXLENS_CONCURRENCY ?? Math.max(1, machine.cpuCount),
     toolTimeoutMs: e.FLUXLENS_TOOL_TIMEOUT_SECONDS * 1000,
     maxOutputBytes: e.FLUXLENS_MAX_OUTPUT_MB * 1024 * 1024,
+    /** The root of everything fluxlens keeps on disk. */
     cacheDir,
     chartCacheDir: join(cacheDir, 'charts'),
+    /** Absent when the render cache is off. */
     renderCache:
       e.FLUXLENS_RENDER_CACHE_MB === 0
         ? undefined
         : { dir: join(cacheDir, 'renders'), maxBytes: e.FLUXLENS_RENDER_CACHE_MB * 1024 * 1024 },
+    /** Build through kustomize-server where it is installed. */
     kustomizeServer: e.FLUXLENS_KUSTOMIZE_SERVER === 'on',
     chartNetwork: {
-      privateAddresses: e.FLUXLENS_CHART_PRIVATE_ADDRESSES ?? 'allow',
+      privateAddresses: e.FLUXLENS_CHART_PRIVATE_ADDRESSES,
       connectTimeoutMs: e.FLUXLENS_CHART_CONNECT_TIMEOUT_SECONDS * 1000,
       responseTimeoutMs: e.FLUXLENS_CHART_RESPONSE_TIMEOUT_SECONDS * 1000,
       credentials:
@@ -333,6 +286,77 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cpuCount = 2): 
           : readRegistryConfig(resolve(e.FLUXLENS_REGISTRY_CONFIG)),
     },
   };
+}
+
+const cliConfigSchema = (machine: Machine) =>
+  RenderEnvSchema.transform((e) => renderConfig(e, machine));
+
+/** The service reads the render settings too, with the service's default. */
+const ServiceRenderEnvSchema = RenderEnvSchema.extend({
+  // A PR must not make the worker probe the network it runs in, unless the operator says so.
+  FLUXLENS_CHART_PRIVATE_ADDRESSES:
+    RenderEnvSchema.shape.FLUXLENS_CHART_PRIVATE_ADDRESSES.unwrap().default('deny'),
+});
+
+const serviceConfigSchema = (
+  role: 'server' | 'worker',
+  machine: Machine,
+  readFile: (path: string) => string,
+) =>
+  ServiceRenderEnvSchema.extend(ServiceEnvSchema.shape).transform((e) => {
+    requireForRole(role, e);
+    return {
+      ...renderConfig(e, machine),
+      redisUrl: e.FLUXLENS_REDIS_URL,
+      /** PEM certificate authorities for a rediss:// URL; the system's when undefined. */
+      redisCa: redisCa(e, readFile),
+      /** Undefined: results are kept forever. */
+      resultTtlSeconds:
+        e.FLUXLENS_RESULT_TTL_DAYS === 0 ? undefined : e.FLUXLENS_RESULT_TTL_DAYS * 24 * 60 * 60,
+      redisPrefix: e.FLUXLENS_REDIS_PREFIX,
+      port: e.FLUXLENS_PORT,
+      host: e.FLUXLENS_HOST,
+      webhookSecret: e.FLUXLENS_WEBHOOK_SECRET,
+      /** Accepted too while the GitHub App changes over to webhookSecret. */
+      previousWebhookSecret: previousWebhookSecret(e),
+      insecureNoWebhookSecret: e.FLUXLENS_INSECURE_NO_WEBHOOK_SECRET,
+      webhookBodyTimeoutMs: e.FLUXLENS_WEBHOOK_BODY_TIMEOUT_SECONDS * 1000,
+      webhookLargeBodies: e.FLUXLENS_WEBHOOK_LARGE_BODIES,
+      commandBots: e.FLUXLENS_COMMAND_BOTS,
+      github: {
+        apiUrl: e.FLUXLENS_GITHUB_API_URL,
+        gitUrl: e.FLUXLENS_GITHUB_GIT_URL,
+        auth: githubAuth(e),
+      },
+      apiToken: e.FLUXLENS_API_TOKEN,
+      /** Per minute: API renders per token and per owner, commands per installation. */
+      rateLimits: {
+        apiRendersPerToken: e.FLUXLENS_API_RENDERS_PER_MINUTE,
+        apiRendersPerOwner: e.FLUXLENS_OWNER_RENDERS_PER_MINUTE,
+        commandsPerInstallation: e.FLUXLENS_COMMANDS_PER_MINUTE,
+      },
+      publicUrl: e.FLUXLENS_PUBLIC_URL,
+      reportSigningKey: e.FLUXLENS_REPORT_SIGNING_KEY,
+      reportLinkDays: e.FLUXLENS_REPORT_LINK_DAYS,
+      offline: e.FLUXLENS_OFFLINE,
+      renderForks: e.FLUXLENS_RENDER_FORKS,
+      renderDrafts: e.FLUXLENS_RENDER_DRAFTS,
+      repositories: e.FLUXLENS_REPOSITORIES,
+      comment: e.FLUXLENS_COMMENT,
+      workerConcurrency: e.FLUXLENS_WORKER_CONCURRENCY,
+      workerLockMs: e.FLUXLENS_WORKER_LOCK_SECONDS * 1000,
+      shutdownGraceMs: e.FLUXLENS_SHUTDOWN_GRACE_SECONDS * 1000,
+      resyncIntervalMs: e.FLUXLENS_RESYNC_INTERVAL_SECONDS * 1000,
+      metricsPort: e.FLUXLENS_METRICS_PORT,
+      logLevel: e.FLUXLENS_LOG_LEVEL,
+    };
+  });
+
+export type Config = z.output<ReturnType<typeof cliConfigSchema>>;
+export type ServiceConfig = z.output<ReturnType<typeof serviceConfigSchema>>;
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, cpuCount = 2): Config {
+  return parse(cliConfigSchema({ env, cpuCount }), env);
 }
 
 /**
@@ -345,9 +369,12 @@ export function loadServiceConfig(
   env: NodeJS.ProcessEnv = process.env,
   options: { cpuCount?: number; readFile?: (path: string) => string } = {},
 ): ServiceConfig {
-  const base = loadConfig(env, options.cpuCount);
+  const machine = { env, cpuCount: options.cpuCount ?? 2 };
   const readFile = options.readFile ?? ((path: string) => readFileSync(path, 'utf8'));
-  const e = parse(ServiceEnvSchema, withSecretFiles(env, readFile));
+  return parse(serviceConfigSchema(role, machine, readFile), withSecretFiles(env, readFile));
+}
+
+function requireForRole(role: 'server' | 'worker', e: z.output<typeof ServiceEnvSchema>): void {
   if (role === 'worker' && e.FLUXLENS_REDIS_URL === undefined) {
     throw new SetupError(
       'invalid environment: FLUXLENS_REDIS_URL is required: fluxlens worker takes its jobs from Redis (without Redis, fluxlens serve reviews in its own process)',
@@ -362,51 +389,15 @@ export function loadServiceConfig(
       'invalid environment: FLUXLENS_WEBHOOK_SECRET is required (FLUXLENS_INSECURE_NO_WEBHOOK_SECRET=true accepts unsigned webhooks, for local development only)',
     );
   }
-  return {
-    ...base,
-    // A PR must not make the worker probe the network it runs in, unless the operator says so.
-    chartNetwork: {
-      ...base.chartNetwork,
-      privateAddresses: env['FLUXLENS_CHART_PRIVATE_ADDRESSES'] === 'allow' ? 'allow' : 'deny',
-    },
-    redisUrl: e.FLUXLENS_REDIS_URL,
-    redisCa: redisCa(e, readFile),
-    resultTtlSeconds:
-      e.FLUXLENS_RESULT_TTL_DAYS === 0 ? undefined : e.FLUXLENS_RESULT_TTL_DAYS * 24 * 60 * 60,
-    redisPrefix: e.FLUXLENS_REDIS_PREFIX,
-    port: e.FLUXLENS_PORT,
-    host: e.FLUXLENS_HOST,
-    webhookSecret: e.FLUXLENS_WEBHOOK_SECRET,
-    insecureNoWebhookSecret: e.FLUXLENS_INSECURE_NO_WEBHOOK_SECRET,
-    webhookBodyTimeoutMs: e.FLUXLENS_WEBHOOK_BODY_TIMEOUT_SECONDS * 1000,
-    webhookLargeBodies: e.FLUXLENS_WEBHOOK_LARGE_BODIES,
-    commandBots: e.FLUXLENS_COMMAND_BOTS,
-    github: {
-      apiUrl: e.FLUXLENS_GITHUB_API_URL,
-      gitUrl: e.FLUXLENS_GITHUB_GIT_URL,
-      auth: githubAuth(e),
-    },
-    apiToken: e.FLUXLENS_API_TOKEN,
-    rateLimits: {
-      apiRendersPerToken: e.FLUXLENS_API_RENDERS_PER_MINUTE,
-      apiRendersPerOwner: e.FLUXLENS_OWNER_RENDERS_PER_MINUTE,
-      commandsPerInstallation: e.FLUXLENS_COMMANDS_PER_MINUTE,
-    },
-    publicUrl: e.FLUXLENS_PUBLIC_URL,
-    reportSigningKey: e.FLUXLENS_REPORT_SIGNING_KEY,
-    reportLinkDays: e.FLUXLENS_REPORT_LINK_DAYS,
-    offline: e.FLUXLENS_OFFLINE,
-    renderForks: e.FLUXLENS_RENDER_FORKS,
-    renderDrafts: e.FLUXLENS_RENDER_DRAFTS,
-    repositories: e.FLUXLENS_REPOSITORIES,
-    comment: e.FLUXLENS_COMMENT,
-    workerConcurrency: e.FLUXLENS_WORKER_CONCURRENCY,
-    workerLockMs: e.FLUXLENS_WORKER_LOCK_SECONDS * 1000,
-    shutdownGraceMs: e.FLUXLENS_SHUTDOWN_GRACE_SECONDS * 1000,
-    resyncIntervalMs: e.FLUXLENS_RESYNC_INTERVAL_SECONDS * 1000,
-    metricsPort: e.FLUXLENS_METRICS_PORT,
-    logLevel: e.FLUXLENS_LOG_LEVEL,
-  };
+}
+
+function previousWebhookSecret(e: z.infer<typeof ServiceEnvSchema>): string | undefined {
+  if (e.FLUXLENS_WEBHOOK_SECRET_PREVIOUS !== undefined && e.FLUXLENS_WEBHOOK_SECRET === undefined) {
+    throw new SetupError(
+      'invalid environment: FLUXLENS_WEBHOOK_SECRET_PREVIOUS is only used with FLUXLENS_WEBHOOK_SECRET, the secret that replaces it',
+    );
+  }
+  return e.FLUXLENS_WEBHOOK_SECRET_PREVIOUS;
 }
 
 function redisCa(
@@ -429,6 +420,10 @@ function redisCa(
     );
   }
 }
+
+export type GitHubAuthConfig =
+  | { kind: 'app'; appId: string; privateKey: string }
+  | { kind: 'token'; token: string };
 
 function githubAuth(e: z.infer<typeof ServiceEnvSchema>): GitHubAuthConfig | undefined {
   const appId = e.FLUXLENS_GITHUB_APP_ID;

@@ -30,6 +30,7 @@ const SECRET_KEYS = [
   'privateKey',
   'secret',
   'webhookSecret',
+  'previousWebhookSecret',
   'reportSigningKey',
   'password',
 ];

@@ -48,6 +48,7 @@ async function serve(io: ProcessIO): Promise<void> {
     logger,
     ...intake,
     ...(config.webhookSecret !== undefined ? { webhookSecret: config.webhookSecret } : {}),
+    ...optional('previousWebhookSecret', config.previousWebhookSecret),
     insecureNoWebhookSecret: config.insecureNoWebhookSecret,
     bodyTimeoutMs: config.webhookBodyTimeoutMs,
     largeBodySlots: config.webhookLargeBodies,

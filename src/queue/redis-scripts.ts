@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import type { JobStatus } from './types.js';
@@ -23,45 +24,17 @@ import type { JobStatus } from './types.js';
  * one repository can hold every worker.
  */
 
-const ENQUEUE = `
-local head = redis.call('HGET', KEYS[1], 'head')
-local headSha = ARGV[2]
-if ARGV[3] == '0' and headSha ~= '' and head == headSha then
-  return {'duplicate', redis.call('HGET', KEYS[1], 'current') or '', '0'}
-end
-local newHead = (headSha ~= '' and head ~= headSha) or ARGV[9] == '1'
-local waiting = redis.call('HGET', KEYS[1], 'waiting') or ''
-if waiting ~= '' and not newHead then
-  redis.call('EXPIRE', KEYS[1], ARGV[6])
-  return {'coalesced', waiting, '0'}
-end
-redis.call('HSET', KEYS[1], 'waiting', ARGV[1])
-if newHead then redis.call('HSET', KEYS[1], 'current', ARGV[1], 'head', headSha) end
-redis.call('EXPIRE', KEYS[1], ARGV[6])
-redis.call('HSET', KEYS[2], 'pull', ARGV[4], 'status', 'waiting', 'attempts', '0')
-if headSha ~= '' then redis.call('HSET', KEYS[2], 'headSha', headSha) end
-redis.call('EXPIRE', KEYS[2], ARGV[5])
-local now, window = tonumber(ARGV[7]), tonumber(ARGV[8])
-redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now - window)
-if waiting ~= '' then redis.call('ZREM', KEYS[3], waiting) end
-local load = math.min(redis.call('ZCARD', KEYS[3]), 1023)
-redis.call('ZADD', KEYS[3], now, ARGV[1])
-redis.call('PEXPIRE', KEYS[3], window)
-local second = 0
-if not newHead and redis.call('HEXISTS', KEYS[1], 'running') == 1 then second = 1 end
-return {'accepted', waiting, tostring(second * 1024 + load + 1)}`;
+/**
+ * A script of lua/, read when this module loads, so that a build without them fails at
+ * startup. Beside this module in src/ and in tsc's dist/src/; the CLI bundle carries its own.
+ */
+function script(name: string): string {
+  return readFileSync(new URL(`lua/${name}.lua`, import.meta.url), 'utf8');
+}
 
-const REVERT_HEAD = `
-local function revertHead(key)
-  local done = redis.call('HGET', key, 'doneHead')
-  if done then redis.call('HSET', key, 'head', done) else redis.call('HDEL', key, 'head') end
-end`;
-
-const CANCEL = `${REVERT_HEAD}
-local waiting = redis.call('HGET', KEYS[1], 'waiting') or ''
-redis.call('HDEL', KEYS[1], 'current', 'waiting')
-revertHead(KEYS[1])
-return waiting`;
+const ENQUEUE = script('enqueue');
+const REVERT_HEAD = script('revert-head');
+const CANCEL = REVERT_HEAD + script('cancel');
 
 /**
  * Returns '' when the job may run, 'busy' when it waits for its PR's running job, else why
@@ -70,68 +43,14 @@ return waiting`;
  * that first run has finished and published. A running job counts while its worker keeps
  * its `alive` key fresh; one whose worker died does not hold its PR up.
  */
-const START = `
-local settled = redis.call('HGET', KEYS[2], 'status')
-if settled == 'completed' or settled == 'failed' or settled == 'cancelled' then
-  return 'already ' .. settled
-end
-local id = ARGV[1]
-local current = redis.call('HGET', KEYS[1], 'current')
-local waiting = redis.call('HGET', KEYS[1], 'waiting')
-if current ~= id and waiting ~= id then
-  local reason = current and ('superseded by job ' .. current) or 'pull request closed'
-  redis.call('HSET', KEYS[2], 'status', 'cancelled', 'reason', reason)
-  redis.call('ZREM', KEYS[3], id)
-  return reason
-end
-local running = redis.call('HGET', KEYS[1], 'running')
-if running and running ~= id and current ~= id
-  and redis.call('EXISTS', ARGV[3] .. running) == 1 then
-  redis.call('HSET', KEYS[2], 'parked', '1')
-  return 'busy'
-end
-redis.call('HSET', KEYS[1], 'current', id, 'running', id)
-if waiting == id then redis.call('HDEL', KEYS[1], 'waiting') end
-redis.call('SET', ARGV[3] .. id, '1', 'PX', ARGV[4])
-redis.call('HDEL', KEYS[2], 'parked')
-redis.call('HSET', KEYS[2], 'status', 'active', 'attempts', ARGV[2])
-return ''`;
+const START = script('start');
 
 /**
  * Records how a job ended; a job that is no longer current can only complete or cancel,
  * and a retry gives way to a job already waiting (that one reviews the newest head).
  * Returns the status and the PR's parked job, for the worker to start it now.
  */
-const SETTLE = `${REVERT_HEAD}
-local pull, id, status, reason = KEYS[1], ARGV[1], ARGV[2], ARGV[3]
-local current = redis.call('HGET', pull, 'current') == id
-local waiting = redis.call('HGET', pull, 'waiting')
-if status ~= 'completed' and not current then
-  status = 'cancelled'
-  if reason == '' or ARGV[2] ~= 'cancelled' then reason = 'superseded' end
-end
-if status == 'waiting' and waiting and waiting ~= id then
-  status, reason = 'cancelled', 'superseded by job ' .. waiting
-end
-if current and status == 'completed' and ARGV[4] ~= '' then
-  redis.call('HSET', pull, 'doneHead', ARGV[4])
-end
-if current and status == 'waiting' then redis.call('HSET', pull, 'waiting', id) end
-if current and status == 'failed' then
-  revertHead(pull)
-  if waiting == id then redis.call('HDEL', pull, 'waiting') end
-end
-if redis.call('HGET', pull, 'running') == id then redis.call('HDEL', pull, 'running') end
-redis.call('DEL', ARGV[5] .. id)
-if status ~= 'waiting' then redis.call('ZREM', KEYS[3], id) end
-redis.call('HSET', KEYS[2], 'status', status)
-if reason == '' then redis.call('HDEL', KEYS[2], 'reason') else redis.call('HSET', KEYS[2], 'reason', reason) end
-local parked = ''
-waiting = redis.call('HGET', pull, 'waiting')
-if waiting and waiting ~= id and redis.call('HDEL', ARGV[6] .. waiting, 'parked') == 1 then
-  parked = waiting
-end
-return {status, parked}`;
+const SETTLE = REVERT_HEAD + script('settle');
 
 const EnqueueReplySchema = z.tuple([
   z.enum(['duplicate', 'coalesced', 'accepted']),

@@ -39,6 +39,8 @@ export interface ServerDeps {
   results: ResultStore;
   /** Verifies X-Hub-Signature-256; required unless insecureNoWebhookSecret. */
   webhookSecret?: string;
+  /** Accepted besides webhookSecret while the GitHub App changes over to it. */
+  previousWebhookSecret?: string;
   /** Accept unsigned webhooks: local development only. */
   insecureNoWebhookSecret?: boolean;
   /** Enables the /api routes and report access by bearer token. */

@@ -3,7 +3,7 @@
  * only up to the event's limit, and a body that stalls is cut off. Nothing here parses the
  * body; a caller gets bytes whose signature matched, or an HttpError.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, type Hmac, timingSafeEqual } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { HttpError } from './http-error.js';
 
@@ -42,8 +42,11 @@ export interface BodyRead {
   limit: number;
   /** The whole body must have arrived by then, or it is refused with 408. */
   timeoutMs: number;
-  /** With the secret, the body must match the digest or it is refused with 401. */
-  signature?: { secret: string; digest: Buffer };
+  /**
+   * With secrets, the body must match the digest under one of them (the current one, and
+   * during a rotation the one it replaces) or it is refused with 401.
+   */
+  signature?: { secrets: readonly string[]; digest: Buffer };
 }
 
 /**
@@ -53,8 +56,7 @@ export interface BodyRead {
  */
 export function readWebhookBody(stream: Readable, read: BodyRead): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const hmac =
-      read.signature === undefined ? undefined : createHmac('sha256', read.signature.secret);
+    const hmacs = read.signature?.secrets.map((secret) => createHmac('sha256', secret)) ?? [];
     const chunks: Buffer[] = [];
     let received = 0;
     const finish = (result: Error | Buffer) => {
@@ -79,13 +81,11 @@ export function readWebhookBody(stream: Readable, read: BodyRead): Promise<Buffe
         finish(new HttpError(413, 'body larger than this event is ever sent', 'oversized'));
         return;
       }
-      hmac?.update(bytes);
+      for (const hmac of hmacs) hmac.update(bytes);
       chunks.push(bytes);
     };
     const onEnd = () => {
-      const digest = hmac?.digest();
-      const expected = read.signature?.digest;
-      if (digest !== undefined && (expected === undefined || !timingSafeEqual(digest, expected))) {
+      if (read.signature !== undefined && !matchesOne(hmacs, read.signature.digest)) {
         finish(new HttpError(401, 'signature does not match', 'bad-signature'));
         return;
       }
@@ -100,6 +100,16 @@ export function readWebhookBody(stream: Readable, read: BodyRead): Promise<Buffe
     stream.on('aborted', onAborted);
     stream.resume();
   });
+}
+
+/**
+ * Whether one of the HMACs gives `digest`. Each is compared in constant time, and all of
+ * them, so the time taken does not tell which secret signed.
+ */
+function matchesOne(hmacs: readonly Hmac[], digest: Buffer): boolean {
+  let matched = false;
+  for (const hmac of hmacs) matched = timingSafeEqual(hmac.digest(), digest) || matched;
+  return matched;
 }
 
 /** At most `size` large bodies are read at once; a caller that gets none answers 503. */

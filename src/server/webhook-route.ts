@@ -41,8 +41,14 @@ interface Intake {
 export function registerWebhookRoute(app: FastifyInstance, ctx: ServerContext): void {
   const secret = ctx.deps.webhookSecret;
   const verifying = secret !== undefined && secret !== '';
+  const previous = ctx.deps.previousWebhookSecret;
+  const secrets = verifying ? [secret, ...(previous ? [previous] : [])] : [];
   if (!verifying) {
     ctx.deps.logger.warn('webhook signatures are not verified: insecureNoWebhookSecret is set');
+  }
+  if (secrets.length > 1) {
+    // A reminder that a rotation is under way: the previous secret goes once GitHub has the new.
+    ctx.deps.logger.info('webhook deliveries signed with the previous secret are accepted too');
   }
   const slots = createBodySlots(ctx.deps.largeBodySlots ?? DEFAULT_LARGE_BODIES);
   const timeoutMs = ctx.deps.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
@@ -57,7 +63,7 @@ export function registerWebhookRoute(app: FastifyInstance, ctx: ServerContext): 
           limit: intake.limit,
           timeoutMs,
           ...(verifying && intake.digest !== undefined
-            ? { signature: { secret, digest: intake.digest } }
+            ? { signature: { secrets, digest: intake.digest } }
             : {}),
         });
       },

@@ -263,6 +263,18 @@ describe('the bundle', () => {
       expect(all.has(external), external).toBe(false);
     }
   });
+  it("carries the queue's Lua scripts beside its chunks, which read them when they load", () => {
+    const sources = join(projectRoot, 'src', 'queue', 'lua');
+    const bundled = join(install, 'dist', 'cli', 'lua');
+    const names = readdirSync(sources).sort();
+    expect(names).toContain('enqueue.lua');
+    expect(readdirSync(bundled).sort()).toEqual(names);
+    for (const name of names) {
+      expect(readFileSync(join(bundled, name), 'utf8')).toBe(
+        readFileSync(join(sources, name), 'utf8'),
+      );
+    }
+  });
 });
 
 describe('bin/fluxlens.js', () => {

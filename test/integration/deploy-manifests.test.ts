@@ -260,7 +260,28 @@ describe('the Secret fluxlens, as documented and as mounted', () => {
       const config = loadServiceConfig(role, env, { readFile });
       expect(config.apiToken).toBeUndefined();
       expect(config.reportSigningKey).toBeUndefined();
+      expect(config.previousWebhookSecret).toBeUndefined();
     }
+  });
+
+  it('gives the server both webhook secrets while the Secret holds the previous one', () => {
+    const server = workloads(build('deploy/kubernetes/base')).find(
+      (w) => w.label === 'Deployment/fluxlens-server',
+    );
+    const [container] = server?.pod.containers ?? [];
+    if (!container) throw new Error('no server container');
+    const env = containerEnv(container, (key) => (key.endsWith('app-id') ? '123456' : 'unused'));
+    const mounted = new Map(
+      (server?.pod.volumes ?? []).flatMap((v) => {
+        const mount = container.volumeMounts?.find((m) => m.name === v.name);
+        return (v.secret?.items ?? []).map((i) => [`${mount?.mountPath ?? ''}/${i.path}`, i.key]);
+      }),
+    );
+    // The Secret's keys as the mounted files hold them, each its own value.
+    const readFile = (path: string) => `${mounted.get(path) ?? 'unmounted'}-value-0123456789`;
+    const config = loadServiceConfig('server', env, { readFile });
+    expect(config.webhookSecret).toBe('webhook-secret-value-0123456789');
+    expect(config.previousWebhookSecret).toBe('webhook-secret-previous-value-0123456789');
   });
 
   it('is made by the kubectl command of docs/deploy.md, with every documented key', () => {
@@ -293,7 +314,10 @@ describe('the Secret fluxlens, as documented and as mounted', () => {
       const m = /^--from-(file|literal)=([^=]+)(?:=(.*))?$/.exec(arg);
       if (m) keys.set(m[2] ?? '', m[1] === 'literal' ? (m[3] ?? '') : 'file');
     }
-    expect(new Set(keys.keys())).toEqual(new Set(documentedKeys.keys()));
+    // The previous webhook secret is there only during a rotation, which docs/deploy.md
+    // describes apart.
+    const created = [...documentedKeys.keys()].filter((key) => key !== 'webhook-secret-previous');
+    expect(new Set(keys.keys())).toEqual(new Set(created));
     const generated = [...keys.values()].filter((v) => v !== 'file');
     expect(generated.length).toBeGreaterThan(0);
     for (const value of generated) expect(value).toMatch(/^[0-9a-f]{64}$/);

@@ -153,12 +153,17 @@ describe('secrets from files (NAME_FILE)', () => {
     expect(message).not.toContain(SECRET);
   });
 
-  it.each(['FLUXLENS_API_TOKEN', 'FLUXLENS_REPORT_SIGNING_KEY'] as const)(
+  it.each([
+    'FLUXLENS_API_TOKEN',
+    'FLUXLENS_REPORT_SIGNING_KEY',
+    'FLUXLENS_WEBHOOK_SECRET_PREVIOUS',
+  ] as const)(
     'starts without %s when its file is missing: an optional key the Secret does not hold',
     (name) => {
       const config = load('server', { ...SIGNED, [`${name}_FILE`]: join(dir, 'not-in-secret') });
       expect(config.apiToken).toBeUndefined();
       expect(config.reportSigningKey).toBeUndefined();
+      expect(config.previousWebhookSecret).toBeUndefined();
     },
   );
 
@@ -180,6 +185,37 @@ describe('secrets from files (NAME_FILE)', () => {
     expect(message).toContain('FLUXLENS_WEBHOOK_SECRET_FILE');
     expect(message).toContain('ENOENT');
   });
+});
+
+describe('webhook secret rotation (FLUXLENS_WEBHOOK_SECRET_PREVIOUS)', () => {
+  it('keeps the previous secret beside the current one, from a variable or its file', () => {
+    const previous = 'whsec-being-replaced';
+    expect(load('server', { ...SIGNED, FLUXLENS_WEBHOOK_SECRET_PREVIOUS: previous })).toMatchObject(
+      { webhookSecret: SIGNED.FLUXLENS_WEBHOOK_SECRET, previousWebhookSecret: previous },
+    );
+    const path = secretFile('webhook-secret-previous', `${previous}\n`);
+    const config = load('server', { ...SIGNED, FLUXLENS_WEBHOOK_SECRET_PREVIOUS_FILE: path });
+    expect(config.previousWebhookSecret).toBe(previous);
+  });
+
+  it('has no previous secret unless one is set', () => {
+    expect(load('server', SIGNED).previousWebhookSecret).toBeUndefined();
+  });
+
+  it.each(['server', 'worker'] as const)(
+    'refuses a %s with a previous webhook secret but no current one, never naming its value',
+    (role) => {
+      const { message } = refusal(role, {
+        FLUXLENS_INSECURE_NO_WEBHOOK_SECRET: 'true',
+        FLUXLENS_REDIS_URL: 'redis://127.0.0.1:6379',
+        FLUXLENS_WEBHOOK_SECRET_PREVIOUS: SECRET,
+      });
+      expect(message).toContain(
+        'FLUXLENS_WEBHOOK_SECRET_PREVIOUS is only used with FLUXLENS_WEBHOOK_SECRET',
+      );
+      expect(message).not.toContain(SECRET);
+    },
+  );
 });
 
 describe('GitHub credentials', () => {
@@ -444,6 +480,7 @@ const SHOWN_DEFAULT: Record<string, (c: ServiceConfig) => string> = {
   FLUXLENS_PORT: (c) => String(c.port),
   FLUXLENS_HOST: (c) => c.host,
   FLUXLENS_WEBHOOK_SECRET: (c) => unset(c.webhookSecret),
+  FLUXLENS_WEBHOOK_SECRET_PREVIOUS: (c) => unset(c.previousWebhookSecret),
   FLUXLENS_INSECURE_NO_WEBHOOK_SECRET: (c) => String(c.insecureNoWebhookSecret),
   FLUXLENS_WEBHOOK_BODY_TIMEOUT_SECONDS: (c) => String(c.webhookBodyTimeoutMs / 1000),
   FLUXLENS_WEBHOOK_LARGE_BODIES: (c) => String(c.webhookLargeBodies),

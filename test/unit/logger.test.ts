@@ -22,6 +22,7 @@ describe('createLogger', () => {
     ['an API token', { apiToken: 'ghs_abc123' }],
     ['a private key', { privateKey: '-----BEGIN RSA PRIVATE KEY-----ghs_abc123' }],
     ['a webhook secret', { webhookSecret: 'ghs_abc123' }],
+    ['the previous webhook secret', { previousWebhookSecret: 'ghs_abc123' }],
     ['a secret', { secret: 'ghs_abc123' }],
     ['a nested token', { github: { token: 'ghs_abc123' } }],
     ['an authorization header', { headers: { authorization: 'token ghs_abc123' } }],

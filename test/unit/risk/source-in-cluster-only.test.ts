@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import type { Producer } from '../../../src/model/render.js';
-import { parsePolicy } from '../../../src/policy/index.js';
-import { RULE_IDS } from '../../../src/risk/registry.js';
 import {
   APPS,
   DEFAULT_PRODUCERS,
@@ -92,24 +90,5 @@ describe('source-in-cluster-only', () => {
       for (const text of says) expect(finding.message).toContain(text);
       if (not !== undefined) expect(finding.message).not.toContain(not);
     });
-  });
-});
-
-describe('the inClusterSources policy key', () => {
-  it.each([
-    ['assume', 'assume'],
-    ['fail', 'fail'],
-  ])('reads inClusterSources: %s', (value, expected) => {
-    expect(parsePolicy(`inClusterSources: ${value}\n`, RULE_IDS).inClusterSources).toBe(expected);
-  });
-
-  it('leaves it unset when the file does not say, which renders as assume', () => {
-    expect(parsePolicy('failOn: caution\n', RULE_IDS).inClusterSources).toBeUndefined();
-  });
-
-  it('refuses any other value, naming the key', () => {
-    expect(() => parsePolicy('inClusterSources: ignore\n', RULE_IDS)).toThrow(
-      '.fluxlens.yaml: inClusterSources: must be one of assume, fail, got string "ignore"',
-    );
   });
 });

@@ -180,4 +180,20 @@ describe('webhook bodies', () => {
     expect(await post.status).toBe(202);
     expect(queue.enqueued).toHaveLength(1);
   });
+
+  it('hashes a streamed body under the previous secret too, during a rotation', async () => {
+    const previous = 'webhook-secret-being-replaced-20c4';
+    const { port, queue } = await listening({ previousWebhookSecret: previous });
+    const body = Buffer.from(JSON.stringify(example('pull_request', 'synchronize')), 'utf8');
+    const post = rawPost(port, {
+      ...webhookHeaders('pull_request', { 'content-length': String(body.length) }),
+      'x-hub-signature-256': signBody(previous, body.toString('utf8')),
+    });
+    const third = Math.floor(body.length / 3);
+    await post.write(body.subarray(0, third));
+    await post.write(body.subarray(third, 2 * third));
+    await post.write(body.subarray(2 * third));
+    expect(await post.status).toBe(202);
+    expect(queue.enqueued).toHaveLength(1);
+  });
 });

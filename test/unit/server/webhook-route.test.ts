@@ -369,6 +369,66 @@ describe('POST /webhooks/github', () => {
   });
 });
 
+describe('a webhook secret rotation (previousWebhookSecret)', () => {
+  const PREVIOUS = 'webhook-secret-being-replaced-20c4';
+
+  it.each([
+    ['the current secret', WEBHOOK_SECRET],
+    ['the previous secret', PREVIOUS],
+  ])('accepts a delivery signed with %s and enqueues its review', async (_case, secret) => {
+    const { app, queue } = start({ previousWebhookSecret: PREVIOUS });
+    const res = await deliver(app, 'pull_request', example('pull_request', 'opened'), { secret });
+    expect(res.statusCode).toBe(202);
+    expect(queue.enqueued).toHaveLength(1);
+    expect(queue.enqueued[0]?.headSha).toBe(HEAD);
+  });
+
+  it('refuses a delivery signed with a third secret', async () => {
+    const { app, queue } = start({ previousWebhookSecret: PREVIOUS });
+    const res = await deliver(app, 'pull_request', example('pull_request', 'opened'), {
+      secret: 'some-other-webhook-secret-9e51',
+    });
+    expect(res.statusCode).toBe(401);
+    expect(queue.enqueued).toEqual([]);
+    expect(await metricValue(app, 'fluxlens_http_rejections_total{reason="bad-signature"}')).toBe(
+      1,
+    );
+  });
+
+  it('refuses the previous secret once it is unset: only the current one counts', async () => {
+    const { app, queue } = start();
+    const payload = example('pull_request', 'opened');
+    const old = await deliver(app, 'pull_request', payload, { secret: PREVIOUS });
+    expect(old.statusCode).toBe(401);
+    const current = await deliver(app, 'pull_request', payload, { secret: WEBHOOK_SECRET });
+    expect(current.statusCode).toBe(202);
+    expect(queue.enqueued).toHaveLength(1);
+  });
+
+  it('refuses a body changed after it was signed with the previous secret', async () => {
+    const { app, queue } = start({ previousWebhookSecret: PREVIOUS });
+    const payload = example('pull_request', 'opened');
+    const signature = signBody(PREVIOUS, JSON.stringify(payload));
+    set(payload, 'pull_request.head.sha', 'f'.repeat(40));
+    const res = await deliver(app, 'pull_request', payload, { signature });
+    expect(res.statusCode).toBe(401);
+    expect(queue.enqueued).toEqual([]);
+  });
+
+  it('never writes either secret to the log, and says the previous one is accepted', async () => {
+    const { app, logs } = start({ previousWebhookSecret: PREVIOUS });
+    const payload = example('pull_request', 'opened');
+    await deliver(app, 'pull_request', payload, { secret: PREVIOUS });
+    await deliver(app, 'pull_request', payload, { secret: WEBHOOK_SECRET });
+    await deliver(app, 'pull_request', payload, { secret: 'wrong' });
+    const all = logs.join('');
+    expect(all).toContain('webhook deliveries signed with the previous secret are accepted too');
+    expect(all).not.toContain(WEBHOOK_SECRET);
+    expect(all).not.toContain(PREVIOUS);
+    expect(all).not.toContain('sha256=');
+  });
+});
+
 describe('buildServer', () => {
   const deps = () => ({
     logger: createLogger({ level: 'silent' }),

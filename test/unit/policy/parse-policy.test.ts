@@ -3,10 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../../src/errors.js';
 import { parsePolicy } from '../../../src/policy/parse-policy.js';
-import { gate } from '../../../src/risk/gate.js';
 import { DEFAULT_POLICY } from '../../../src/policy/types.js';
 import { RULE_IDS, RULES } from '../../../src/risk/registry.js';
-import type { Finding, Level } from '../../../src/model/finding.js';
 import { projectRoot } from '../../support/paths.js';
 
 function parseError(text: string): string {
@@ -201,26 +199,22 @@ clusters:
   });
 });
 
-describe('the gate', () => {
-  const finding = (level: Level): Finding => ({
-    rule: 'some-rule',
-    level,
-    cluster: '.',
-    resource: { kind: 'ConfigMap', namespace: 'apps', name: 'x' },
-    message: 'changes',
+describe('the inClusterSources policy key', () => {
+  it.each([
+    ['assume', 'assume'],
+    ['fail', 'fail'],
+  ])('reads inClusterSources: %s', (value, expected) => {
+    expect(parsePolicy(`inClusterSources: ${value}\n`, RULE_IDS).inClusterSources).toBe(expected);
   });
 
-  it.each([
-    [['danger'], 'danger', true],
-    [['caution'], 'danger', false],
-    [['caution'], 'caution', true],
-    [['danger'], 'caution', true],
-    [['info'], 'info', true],
-    [['info', 'caution'], 'danger', false],
-    [[], 'info', false],
-    [['danger'], 'never', false],
-  ] as const)('findings %j with failOn %s fail: %s', (levels, failOn, fails) => {
-    expect(gate(levels.map(finding), failOn).failed).toBe(fails);
+  it('leaves it unset when the file does not say, which renders as assume', () => {
+    expect(parsePolicy('failOn: caution\n', RULE_IDS).inClusterSources).toBeUndefined();
+  });
+
+  it('refuses any other value, naming the key', () => {
+    expect(() => parsePolicy('inClusterSources: ignore\n', RULE_IDS)).toThrow(
+      '.fluxlens.yaml: inClusterSources: must be one of assume, fail, got string "ignore"',
+    );
   });
 });
 
