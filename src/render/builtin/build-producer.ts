@@ -4,7 +4,8 @@
  * producers.ts's business; this file only turns one definition into objects.
  */
 import { buildHelmRelease, type HelmBuildContext } from './build-helm-release.js';
-import { buildKustomization, type BuildContext } from './build-kustomization.js';
+import { buildKustomization } from './build-kustomization.js';
+import type { BuildContext } from './build-types.js';
 import { withInputKey } from './input-key.js';
 import {
   FluxKustomization,

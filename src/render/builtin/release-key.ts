@@ -9,7 +9,6 @@
 import { folderDigest, renderCacheKey } from '../cache/index.js';
 import type { HelmRelease, ResolvedChart } from '../helm/index.js';
 import type { ProducerRef } from '../../model/index.js';
-import type { TemplateNaming } from './template-naming.js';
 
 /** A chart bigger than this is read for no key: it inflates on both sides. */
 const LIMITS = { maxFiles: 5000, maxBytes: 256 * 1024 * 1024 };
@@ -21,7 +20,8 @@ export interface ReleaseKeyParts {
   chart: ResolvedChart;
   /** The template options but the chart's folder, which is a private copy. */
   options: Record<string, unknown>;
-  naming: TemplateNaming;
+  /** How its objects name their templates (template-naming.ts), as data for the key. */
+  naming: Readonly<Record<string, string>>;
   assumed: readonly string[];
 }
 
