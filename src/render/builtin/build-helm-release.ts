@@ -37,11 +37,15 @@ import {
 } from '../../model/index.js';
 import { REDACTED, indexSecretValues, redactText, secretTextIn } from '../../redact/index.js';
 import { reuse, reuseOrBuild, type MemoOutcome, type OutcomeStores } from '../cache/index.js';
-import type { CarriedBuilds, ReleaseReadsRecord } from './carried-builds.js';
-import { releasePreKey } from './carried-release.js';
+import {
+  type CarriedBuilds,
+  type ReleaseReadsRecord,
+  releasePreKey,
+  releaseKey,
+  type KeyedOutcome,
+  withInputKey,
+} from './reuse/index.js';
 import { prepareChart } from './prepare-chart.js';
-import { releaseKey } from './release-key.js';
-import { type KeyedOutcome, withInputKey } from './input-key.js';
 import { lackingInput, lackingMessage } from './lacking-input.js';
 import { templateFile, templateNaming, type TemplateNaming } from './template-naming.js';
 
@@ -114,7 +118,7 @@ interface Release {
 
 /**
  * The release's outcome kept under the key the review's other render recorded for the same
- * pre-key (carried-release.ts); undefined: resolve its chart to key it. Values that fail to
+ * pre-key (reuse/carried-release.ts); undefined: resolve its chart to key it. Values that fail to
  * compose fail the release in inflate, after its chart, as they always did.
  */
 async function carriedRelease(
@@ -174,7 +178,7 @@ async function inflate(
       return withSecretsMarked(release, { error: lackingMessage(lacking) });
     const keying = ctx.keying;
     if (keying) key = releaseKey(keying.tool, { ...release, chart, options, naming, assumed });
-    // What the next render needs to find this key without the chart (carried-release.ts).
+    // What the next render needs to find this key without the chart (reuse/carried-release.ts).
     const record = keying?.reads?.record;
     if (keying && key !== undefined && record) {
       const parts = { tool: keying.tool, ...release, options, assumed };

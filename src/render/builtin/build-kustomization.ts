@@ -18,9 +18,16 @@ import {
   type GeneratedKustomization,
 } from '../kustomize/index.js';
 import { reuse, reuseOrBuild } from '../cache/index.js';
-import { buildSpec, recordedReads, type BuildReadsRecord } from './carried-builds.js';
-import { buildKey, producerKey, readBuildInputs } from './build-keys.js';
-import { type KeyedOutcome, withInputKey } from './input-key.js';
+import {
+  buildSpec,
+  recordedReads,
+  type BuildReadsRecord,
+  buildKey,
+  producerKey,
+  readBuildInputs,
+  type KeyedOutcome,
+  withInputKey,
+} from './reuse/index.js';
 import {
   type Manifest,
   type ProducerRef,
@@ -105,7 +112,7 @@ function readsRecord(ctx: BuildContext, input: BuildInput): BuildReadsRecord | u
 
 /**
  * The outcome kept for this producer when the last render's record shows its build reads
- * what it read then (carried-builds.ts): the build's key is taken from the record, the
+ * what it read then (reuse/carried-builds.ts): the build's key is taken from the record, the
  * producer's key made as always, and its outcome reused; undefined: key it from its files.
  */
 async function carriedBuild(

@@ -6,7 +6,7 @@
 import { buildHelmRelease, type HelmBuildContext } from './build-helm-release.js';
 import { buildKustomization } from './build-kustomization.js';
 import type { BuildContext } from './build-types.js';
-import { withInputKey } from './input-key.js';
+import { withInputKey } from './reuse/index.js';
 import {
   FluxKustomization,
   SOURCE_KINDS,

@@ -13,7 +13,7 @@ import type {
   RenderErrorTags,
   SecretDerived,
 } from '../../model/index.js';
-import type { KustomizeKeying } from './build-keys.js';
+import type { KustomizeKeying } from './reuse/index.js';
 import type { VariableLookups } from './post-build-substitution.js';
 
 export interface BuildContext extends VariableLookups {

@@ -7,20 +7,27 @@ import { join, resolve } from 'node:path';
 import { FluxlensError, SetupError, UsageError } from '../../errors.js';
 import type { ProducerBuildDeps } from './build-producer.js';
 import type { ReleaseKeying } from './build-helm-release.js';
-import type { KustomizeKeying } from './build-keys.js';
+import {
+  type KustomizeKeying,
+  keepable,
+  keepsWhole,
+  seedMemo,
+  wholeRenderKey,
+  type CarriedBuilds,
+  ReviewReads,
+  readRenderReads,
+  writeRenderReads,
+  type RenderReads,
+  buildReads,
+  recallLeads,
+  toolVersion,
+  type LeadsMemo,
+} from './reuse/index.js';
 import type { TemplateCache } from '../helm/index.js';
 import { KustomizeServer } from '../kustomize/index.js';
 import { RenderCache, readCluster, writeCluster, type RenderMemo } from '../cache/index.js';
 import { resolveRevision } from '../../git/index.js';
 import type { ToolRunner } from '../../tool-runner.js';
-import { keepable, keepsWhole, seedMemo, wholeRenderKey } from './whole-render.js';
-import type { CarriedBuilds } from './carried-builds.js';
-import {
-  ReviewReads,
-  readRenderReads,
-  writeRenderReads,
-  type RenderReads,
-} from './render-reads.js';
 import {
   type Manifest,
   type RenderedCluster,
@@ -46,9 +53,6 @@ import {
   createWorkspace,
   removeWorkspace,
 } from '../workspace/index.js';
-import { buildReads, recallLeads } from './build-reads.js';
-import { toolVersion } from './tool-version.js';
-import type { LeadsMemo } from './export-set.js';
 
 export class BuiltinEngine implements RenderEngine {
   readonly name = 'builtin' as const;

@@ -5,17 +5,17 @@
  * finds it unchanged.
  */
 import { join } from 'node:path';
-import { classify } from '../../errors.js';
-import type { RenderSettings } from '../settings.js';
+import { classify } from '../../../errors.js';
+import type { RenderSettings } from '../../settings.js';
 import {
   buildInputSet,
   type BuildInputSet,
   type DigestMemo,
   type GeneratedKustomization,
-} from '../kustomize/index.js';
-import { renderCacheKey, type RenderCache, type RenderMemo } from '../cache/index.js';
-import type { FluxKustomization } from '../flux/index.js';
-import type { ProducerRef, SecretDerived } from '../../model/index.js';
+} from '../../kustomize/index.js';
+import { renderCacheKey, type RenderCache, type RenderMemo } from '../../cache/index.js';
+import type { FluxKustomization } from '../../flux/index.js';
+import type { ProducerRef, SecretDerived } from '../../../model/index.js';
 import type { BuildReadsRecord, CarriedBuilds } from './carried-builds.js';
 
 /** What keys a Kustomization by its content, and the stores that use the keys. */

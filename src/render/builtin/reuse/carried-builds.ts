@@ -12,9 +12,9 @@
  */
 import { posix } from 'node:path';
 import { z } from 'zod';
-import { renderCacheKey } from '../cache/index.js';
-import type { BuildInputSet, GeneratedKustomization } from '../kustomize/index.js';
-import type { FluxKustomization } from '../flux/index.js';
+import { renderCacheKey } from '../../cache/index.js';
+import type { BuildInputSet, GeneratedKustomization } from '../../kustomize/index.js';
+import type { FluxKustomization } from '../../flux/index.js';
 
 /** One build's reads, repository-relative, and the key they gave. */
 export const BuildReads = z.object({

@@ -6,9 +6,9 @@
  * texts in its values derive from a Secret, and what was assumed of sources only the
  * cluster holds.
  */
-import { folderDigest, renderCacheKey } from '../cache/index.js';
-import type { HelmRelease, ResolvedChart } from '../helm/index.js';
-import type { ProducerRef } from '../../model/index.js';
+import { folderDigest, renderCacheKey } from '../../cache/index.js';
+import type { HelmRelease, ResolvedChart } from '../../helm/index.js';
+import type { ProducerRef } from '../../../model/index.js';
 
 /** A chart bigger than this is read for no key: it inflates on both sides. */
 const LIMITS = { maxFiles: 5000, maxBytes: 256 * 1024 * 1024 };
@@ -20,7 +20,7 @@ export interface ReleaseKeyParts {
   chart: ResolvedChart;
   /** The template options but the chart's folder, which is a private copy. */
   options: Record<string, unknown>;
-  /** How its objects name their templates (template-naming.ts), as data for the key. */
+  /** How its objects name their templates (../template-naming.ts), as data for the key. */
   naming: Readonly<Record<string, string>>;
   assumed: readonly string[];
 }
