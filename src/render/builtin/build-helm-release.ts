@@ -36,11 +36,10 @@ import {
   producerKey as producerRefKey,
 } from '../../model/index.js';
 import { REDACTED, indexSecretValues, redactText, secretTextIn } from '../../redact/index.js';
-import { reuse, reuseOrBuild, type MemoOutcome, type OutcomeStores } from '../cache/index.js';
+import { reuse, reuseOrBuild, type MemoOutcome } from '../cache/index.js';
 import {
-  type CarriedBuilds,
-  type ReleaseReadsRecord,
   releasePreKey,
+  type ReleaseKeying,
   releaseKey,
   type KeyedOutcome,
   withInputKey,
@@ -71,11 +70,6 @@ export interface HelmBuildContext {
     'runner' | 'cacheDir' | 'offline' | 'timeoutMs' | 'maxChartBytes'
   >;
 }
-
-/** How releases are keyed, and where their pre-keys are recorded and carried from. */
-export type ReleaseKeying = { tool: string } & OutcomeStores & {
-    reads?: { record: ReleaseReadsRecord; carried?: CarriedBuilds | undefined } | undefined;
-  };
 
 /** `assumed`: what the release took as given of sources only the cluster holds (see Producer). */
 export type HelmBuildOutcome =

@@ -6,24 +6,9 @@
  * keys and looks up; it must not decide how a producer builds. cache/ is the mechanism
  * underneath.
  */
+export { EngineReuse, type RenderReuse } from './engine-reuse.js';
 export { buildKey, producerKey, readBuildInputs, type KustomizeKeying } from './build-keys.js';
-export { buildReads, recallLeads } from './build-reads.js';
-export {
-  buildSpec,
-  recordedReads,
-  type BuildReadsRecord,
-  type CarriedBuilds,
-  type ReleaseReadsRecord,
-} from './carried-builds.js';
+export { buildSpec, recordedReads, type BuildReadsRecord } from './carried-builds.js';
 export { releasePreKey } from './carried-release.js';
-export type { LeadsMemo } from './export-set.js';
 export { withInputKey, type KeyedOutcome } from './input-key.js';
-export { releaseKey } from './release-key.js';
-export {
-  ReviewReads,
-  readRenderReads,
-  writeRenderReads,
-  type RenderReads,
-} from './render-reads.js';
-export { toolVersion } from './tool-version.js';
-export { keepable, keepsWhole, seedMemo, wholeRenderKey } from './whole-render.js';
+export { releaseKey, type ReleaseKeying } from './release-key.js';
