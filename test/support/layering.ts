@@ -1,7 +1,9 @@
 /**
  * The import rules of DESIGN.md as code: which top-level part of src/ may import which, that
- * a folder is entered only through its index.ts, and that no folder (at any depth) depends
- * on itself through others. test/unit/layering.test.ts runs it over src/ and workers/.
+ * a folder is entered only through its index.ts, and that no folder (at any depth) and no
+ * file depends on itself through others, an `import type` counting as any import: a type
+ * read back from the file that uses it is still a loop for a reader.
+ * test/unit/layering.test.ts runs it over src/ and workers/.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, posix, relative, sep } from 'node:path';
@@ -67,7 +69,7 @@ const EVERYONE = ['model', 'errors'];
 const TYPES_FOR_EVERYONE = ['logger'];
 
 export interface Violation {
-  rule: 'layer' | 'deep-import' | 'folder-cycle' | 'unknown-part';
+  rule: 'layer' | 'deep-import' | 'folder-cycle' | 'file-cycle' | 'unknown-part';
   file: string;
   message: string;
 }
@@ -224,6 +226,24 @@ function folderCycleViolations(edges: readonly Edge[]): Violation[] {
     if (!graph.has(a)) graph.set(a, new Set());
     graph.get(a)?.add(b);
   }
+  return cycleViolations(graph, 'folder-cycle', 'folders');
+}
+
+/** File-level cycles, every import counted: `import type` and `export type` too. */
+function fileCycleViolations(edges: readonly Edge[]): Violation[] {
+  const graph = new Map<string, Set<string>>();
+  for (const { from, to } of edges) {
+    if (!graph.has(from)) graph.set(from, new Set());
+    graph.get(from)?.add(to);
+  }
+  return cycleViolations(graph, 'file-cycle', 'files');
+}
+
+function cycleViolations(
+  graph: ReadonlyMap<string, ReadonlySet<string>>,
+  rule: 'folder-cycle' | 'file-cycle',
+  what: string,
+): Violation[] {
   const out: Violation[] = [];
   const seen = new Set<string>();
   for (const cycle of findCycles(graph)) {
@@ -231,15 +251,15 @@ function folderCycleViolations(edges: readonly Edge[]): Violation[] {
     if (seen.has(key)) continue;
     seen.add(key);
     out.push({
-      rule: 'folder-cycle',
+      rule,
       file: cycle[0] ?? '',
-      message: `folders depend on each other: ${[...cycle, cycle[0]].join(' -> ')}`,
+      message: `${what} depend on each other: ${[...cycle, cycle[0]].join(' -> ')}`,
     });
   }
   return out;
 }
 
-/** Each strongly connected component of more than one folder, as one of its cycles. */
+/** Each strongly connected component of more than one node, as one of its cycles. */
 function findCycles(graph: ReadonlyMap<string, ReadonlySet<string>>): string[][] {
   const cycles: string[][] = [];
   const state = new Map<string, 'open' | 'done'>();
@@ -264,5 +284,6 @@ export function checkLayering(tree: SourceTree): Violation[] {
     ...layerViolations(edges),
     ...deepImportViolations(edges),
     ...folderCycleViolations(edges),
+    ...fileCycleViolations(edges),
   ];
 }

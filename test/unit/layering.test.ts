@@ -1,6 +1,7 @@
 /**
  * DESIGN.md's import rules hold for src/ and workers/, and the check that enforces them
- * catches each kind of breach: an upward import, a deep import, a folder cycle.
+ * catches each kind of breach: an upward import, a deep import, a folder cycle, a file
+ * cycle (also one closed by a type-only import).
  */
 import { describe, expect, it } from 'vitest';
 import { checkLayering, readSourceTree } from '../support/layering.js';
@@ -64,14 +65,33 @@ describe('the layering check', () => {
       'deep-import',
     ],
     [
-      'a cycle between two subfolders',
+      'a cycle between two subfolders (through different files of one)',
       {
         'src/render/a/index.ts': "export { a } from './a.js';\n",
         'src/render/a/a.ts': "import { b } from '../b/index.js';\nexport const a = b;\n",
         'src/render/b/index.ts': "export { b } from './b.js';\n",
-        'src/render/b/b.ts': "import { a } from '../a/index.js';\nexport const b = () => a;\n",
+        'src/render/b/b.ts': 'export const b = () => 1;\n',
+        'src/render/b/c.ts': "import { a } from '../a/index.js';\nexport const c = () => a;\n",
       },
       'folder-cycle',
+    ],
+    [
+      'a cycle between two files of one folder',
+      {
+        'src/render/a.ts': "import { b } from './b.js';\nexport const a = () => b;\n",
+        'src/render/b.ts': "import { a } from './a.js';\nexport const b = () => a;\n",
+      },
+      'file-cycle',
+    ],
+    [
+      'a cycle of files closed by a type-only import',
+      {
+        'src/render/keys.ts':
+          "import type { Input } from './builder.js';\nexport const key = (i: Input) => i.path;\n",
+        'src/render/builder.ts':
+          "import { key } from './keys.js';\nexport interface Input { path: string }\nexport const build = key;\n",
+      },
+      'file-cycle',
     ],
   ])('fails on %s', (_case, extra, rule) => {
     const violations = checkLayering(tree(extra));

@@ -36,12 +36,15 @@ import {
   producerKey as producerRefKey,
 } from '../../model/index.js';
 import { REDACTED, indexSecretValues, redactText, secretTextIn } from '../../redact/index.js';
-import { reuse, reuseOrBuild, type MemoOutcome, type OutcomeStores } from '../cache/index.js';
-import type { CarriedBuilds, ReleaseReadsRecord } from './carried-builds.js';
-import { releasePreKey } from './carried-release.js';
+import { reuse, reuseOrBuild, type MemoOutcome } from '../cache/index.js';
+import {
+  releasePreKey,
+  type ReleaseKeying,
+  releaseKey,
+  type KeyedOutcome,
+  withInputKey,
+} from './reuse/index.js';
 import { prepareChart } from './prepare-chart.js';
-import { releaseKey } from './release-key.js';
-import { type KeyedOutcome, withInputKey } from './input-key.js';
 import { lackingInput, lackingMessage } from './lacking-input.js';
 import { templateFile, templateNaming, type TemplateNaming } from './template-naming.js';
 
@@ -67,11 +70,6 @@ export interface HelmBuildContext {
     'runner' | 'cacheDir' | 'offline' | 'timeoutMs' | 'maxChartBytes'
   >;
 }
-
-/** How releases are keyed, and where their pre-keys are recorded and carried from. */
-export type ReleaseKeying = { tool: string } & OutcomeStores & {
-    reads?: { record: ReleaseReadsRecord; carried?: CarriedBuilds | undefined } | undefined;
-  };
 
 /** `assumed`: what the release took as given of sources only the cluster holds (see Producer). */
 export type HelmBuildOutcome =
@@ -114,7 +112,7 @@ interface Release {
 
 /**
  * The release's outcome kept under the key the review's other render recorded for the same
- * pre-key (carried-release.ts); undefined: resolve its chart to key it. Values that fail to
+ * pre-key (reuse/carried-release.ts); undefined: resolve its chart to key it. Values that fail to
  * compose fail the release in inflate, after its chart, as they always did.
  */
 async function carriedRelease(
@@ -174,7 +172,7 @@ async function inflate(
       return withSecretsMarked(release, { error: lackingMessage(lacking) });
     const keying = ctx.keying;
     if (keying) key = releaseKey(keying.tool, { ...release, chart, options, naming, assumed });
-    // What the next render needs to find this key without the chart (carried-release.ts).
+    // What the next render needs to find this key without the chart (reuse/carried-release.ts).
     const record = keying?.reads?.record;
     if (keying && key !== undefined && record) {
       const parts = { tool: keying.tool, ...release, options, assumed };

@@ -7,8 +7,6 @@
 import { rm } from 'node:fs/promises';
 import { join, posix } from 'node:path';
 import { classify, errorMessage } from '../../errors.js';
-import type { ToolRunner } from '../../tool-runner.js';
-import type { RenderSettings } from '../settings.js';
 import type { FluxKustomization } from '../flux/index.js';
 import {
   generateKustomization,
@@ -18,18 +16,22 @@ import {
   UnsafePathError,
   type BuildInputSet,
   type GeneratedKustomization,
-  type KustomizeServer,
 } from '../kustomize/index.js';
 import { reuse, reuseOrBuild } from '../cache/index.js';
-import { buildSpec, recordedReads, type BuildReadsRecord } from './carried-builds.js';
-import { buildKey, producerKey, readBuildInputs, type KustomizeKeying } from './build-keys.js';
-import { type KeyedOutcome, withInputKey } from './input-key.js';
+import {
+  buildSpec,
+  recordedReads,
+  type BuildReadsRecord,
+  buildKey,
+  producerKey,
+  readBuildInputs,
+  type KeyedOutcome,
+  withInputKey,
+} from './reuse/index.js';
 import {
   type Manifest,
   type ProducerRef,
   type RenderedObject,
-  type RenderErrorTags,
-  type SecretDerived,
   objectMeta,
   producerKey as producerRefKey,
   stringifyManifest,
@@ -37,10 +39,11 @@ import {
 import { lackingInput, lackingMessage } from './lacking-input.js';
 import { sourceLineFinder, type SourceLineFinder } from './source-line-finder.js';
 import {
-  type VariableLookups,
   postBuildSubstitution,
   substituteObject,
+  substitutionInputs,
 } from './post-build-substitution.js';
+import type { BuildContext, BuildFailure, BuildInput, BuildOutcome } from './build-types.js';
 import { SubstitutionError } from './substitute.js';
 import { copyTree, linkPaths, replaceFile } from '../workspace/index.js';
 import { parseDocuments, parseFileDocuments } from '../../yaml/index.js';
@@ -48,38 +51,6 @@ import { parseDocuments, parseFileDocuments } from '../../yaml/index.js';
 const ORIGIN = 'config.kubernetes.io/origin';
 export const OWNER_NAME_LABEL = 'kustomize.toolkit.fluxcd.io/name';
 export const OWNER_NAMESPACE_LABEL = 'kustomize.toolkit.fluxcd.io/namespace';
-
-export interface BuildContext extends VariableLookups {
-  runner: ToolRunner;
-  settings: RenderSettings;
-  /** Absent: no key is made, every build runs kustomize and every producer builds. */
-  keying?: KustomizeKeying | undefined;
-  /** A fresh folder path for one build's private copy. */
-  scratchDir: () => string;
-  /** Files of the reviewed revision whose content the repository lacks (see materialize). */
-  lacking: ReadonlySet<string>;
-  /** Builds through one kustomize-server process; absent: a kustomize process per build. */
-  kustomizeServer?: KustomizeServer | undefined;
-}
-
-export interface BuildInput {
-  ks: FluxKustomization;
-  /** Where the Kustomization itself holds text derived from a Secret (its parent's doing). */
-  secret?: SecretDerived | undefined;
-  ref: ProducerRef;
-  sourceRoot: string;
-  /** Prefix for file attribution: '' for the reviewed repository, 'SOURCE:' otherwise. */
-  filePrefix: string;
-  /** The source's spec.ignore, which shapes what its artifact holds. */
-  sourceIgnore?: string | undefined;
-  /** Normalised path inside the source ('.' for the root). */
-  path: string;
-}
-
-/** `assumed`: what the build took as given of sources only the cluster holds (see Producer). */
-export type BuildOutcome = { objects: RenderedObject[]; assumed?: string[] } | BuildFailure;
-
-type BuildFailure = { error: string; file?: string } & RenderErrorTags;
 
 export async function buildKustomization(
   ctx: BuildContext,
@@ -104,7 +75,10 @@ export async function buildKustomization(
     if (lacking !== undefined) return { error: lackingMessage(lacking), file: lacking };
     const build =
       keying && inputs && buildKey(keying, ctx.settings, input, generated, written, inputs);
-    key = build !== undefined ? producerKey(build, ctx, input, generated) : undefined;
+    key =
+      build !== undefined
+        ? producerKey(build, substitutionInputs(ctx, input), input, generated)
+        : undefined;
     const record = readsRecord(ctx, input);
     if (record && build !== undefined && inputs?.direct === true)
       record.set(producerRefKey(input.ref), recordedReads(input, build, generated, inputs));
@@ -138,7 +112,7 @@ function readsRecord(ctx: BuildContext, input: BuildInput): BuildReadsRecord | u
 
 /**
  * The outcome kept for this producer when the last render's record shows its build reads
- * what it read then (carried-builds.ts): the build's key is taken from the record, the
+ * what it read then (reuse/carried-builds.ts): the build's key is taken from the record, the
  * producer's key made as always, and its outcome reused; undefined: key it from its files.
  */
 async function carriedBuild(
@@ -152,7 +126,7 @@ async function carriedBuild(
   const producer = producerRefKey(input.ref);
   const reads = carried.unchanged(producer, buildSpec(input));
   if (reads === undefined) return undefined;
-  const key = producerKey(reads.build, ctx, input, reads);
+  const key = producerKey(reads.build, substitutionInputs(ctx, input), input, reads);
   const outcome = await reuse<BuildOutcome>(keying, key, (kept) => kept);
   if (outcome === undefined) return undefined;
   carried.taken += 1;

@@ -4,8 +4,9 @@
  * producers.ts's business; this file only turns one definition into objects.
  */
 import { buildHelmRelease, type HelmBuildContext } from './build-helm-release.js';
-import { buildKustomization, type BuildContext } from './build-kustomization.js';
-import { withInputKey } from './input-key.js';
+import { buildKustomization } from './build-kustomization.js';
+import type { BuildContext } from './build-types.js';
+import { withInputKey } from './reuse/index.js';
 import {
   FluxKustomization,
   SOURCE_KINDS,

@@ -1,6 +1,6 @@
 /**
  * Whole renders in the render cache, under a key the engine makes of a commit and
- * everything else the render depends on (see builtin/whole-render.ts): the base of a
+ * everything else the render depends on (see builtin/reuse/whole-render.ts): the base of a
  * review is usually a commit rendered before, by the last push or another pull request,
  * and reading it back costs one file instead of a walk over every producer. Like the
  * outcomes, only what JSON gives back exactly is stored, and an entry that does not read

@@ -6,10 +6,10 @@
  * it leads somewhere only rendering tells (a variable in a path, a patch that moves a
  * Kustomization), when every file must be written.
  */
-import { apiGroup, type Manifest } from '../../model/index.js';
-import { normalizeFluxPath } from '../flux/index.js';
-import { referencedPaths } from '../kustomize/index.js';
-import { parseFileDocuments } from '../../yaml/index.js';
+import { apiGroup, type Manifest } from '../../../model/index.js';
+import { normalizeFluxPath } from '../../flux/index.js';
+import { referencedPaths } from '../../kustomize/index.js';
+import { parseFileDocuments } from '../../../yaml/index.js';
 
 export interface BlobLeads {
   /** Relative to the file's folder. */

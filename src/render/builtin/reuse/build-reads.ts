@@ -3,10 +3,10 @@
  * can read (export-set.ts), kept in the render cache by commit and entry, or every file
  * when that cannot be told from git.
  */
-import { readBlobs, UnreadableBlobsError, type TreeFile } from '../../git/index.js';
-import type { ToolRunner } from '../../tool-runner.js';
-import { renderCacheKey, type RenderCache } from '../cache/index.js';
-import type { FileSelector } from '../workspace/index.js';
+import { readBlobs, UnreadableBlobsError, type TreeFile } from '../../../git/index.js';
+import type { ToolRunner } from '../../../tool-runner.js';
+import { renderCacheKey, type RenderCache } from '../../cache/index.js';
+import type { FileSelector } from '../../workspace/index.js';
 import { exportSet, type ExportSet, type LeadsMemo } from './export-set.js';
 import { readExportSet, writeExportSet } from './export-set-store.js';
 

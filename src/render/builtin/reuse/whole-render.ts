@@ -11,11 +11,11 @@ import {
   type Manifest,
   type ProducerRef,
   type RenderedCluster,
-} from '../../model/index.js';
-import { renderCacheKey, type MemoOutcome, type RenderMemo } from '../cache/index.js';
-import type { RenderRequest } from '../engine.js';
-import type { RenderSettings } from '../settings.js';
-import { parseStrictVersion } from '../helm/index.js';
+} from '../../../model/index.js';
+import { renderCacheKey, type MemoOutcome, type RenderMemo } from '../../cache/index.js';
+import type { RenderRequest } from '../../engine.js';
+import type { RenderSettings } from '../../settings.js';
+import { parseStrictVersion } from '../../helm/index.js';
 
 /**
  * The key of a render of commit `sha`: the entry, the repository's URL (which sources are

@@ -5,8 +5,8 @@
  */
 import { stat } from 'node:fs/promises';
 import { z } from 'zod';
-import { renderCacheKey, type RenderCache } from '../cache/index.js';
-import type { ToolName, ToolRunner } from '../../tool-runner.js';
+import { renderCacheKey, type RenderCache } from '../../cache/index.js';
+import type { ToolName, ToolRunner } from '../../../tool-runner.js';
 
 export async function toolVersion(
   runner: ToolRunner,

@@ -5,7 +5,7 @@
  * and parses only the blobs that differ.
  */
 import { z } from 'zod';
-import type { RenderCache } from '../cache/index.js';
+import type { RenderCache } from '../../cache/index.js';
 import type { ExportSet, LeadsMemo } from './export-set.js';
 
 const Leads = z.object({

@@ -8,10 +8,10 @@
  * variable in it, a patch that moves a Kustomization), the answer is every file.
  */
 import { posix } from 'node:path';
-import type { TreeFile } from '../../git/index.js';
-import { KUSTOMIZATION_FILE_NAMES, normalizeFluxPath } from '../flux/index.js';
+import type { TreeFile } from '../../../git/index.js';
+import { KUSTOMIZATION_FILE_NAMES, normalizeFluxPath } from '../../flux/index.js';
 import { blobLeads, EveryFile, type BlobLeads } from './blob-leads.js';
-import { isRemote } from '../kustomize/index.js';
+import { isRemote } from '../../kustomize/index.js';
 
 export type ExportSet = { files: TreeFile[] } | { all: string };
 

@@ -5,18 +5,18 @@
  * finds it unchanged.
  */
 import { join } from 'node:path';
-import { classify } from '../../errors.js';
-import type { RenderSettings } from '../settings.js';
+import { classify } from '../../../errors.js';
+import type { RenderSettings } from '../../settings.js';
 import {
   buildInputSet,
   type BuildInputSet,
   type DigestMemo,
   type GeneratedKustomization,
-} from '../kustomize/index.js';
-import { renderCacheKey, type RenderCache, type RenderMemo } from '../cache/index.js';
-import type { BuildInput } from './build-kustomization.js';
+} from '../../kustomize/index.js';
+import { renderCacheKey, type RenderCache, type RenderMemo } from '../../cache/index.js';
+import type { FluxKustomization } from '../../flux/index.js';
+import type { ProducerRef, SecretDerived } from '../../../model/index.js';
 import type { BuildReadsRecord, CarriedBuilds } from './carried-builds.js';
-import { substitutionInputs, type VariableLookups } from './post-build-substitution.js';
 
 /** What keys a Kustomization by its content, and the stores that use the keys. */
 export interface KustomizeKeying {
@@ -40,7 +40,7 @@ export interface KustomizeKeying {
  */
 export async function readBuildInputs(
   keying: KustomizeKeying | undefined,
-  input: BuildInput,
+  input: { sourceRoot: string; path: string },
   written: Record<string, unknown>,
 ): Promise<BuildInputSet | undefined> {
   const dir = join(input.sourceRoot, input.path);
@@ -62,7 +62,7 @@ export async function readBuildInputs(
 export function buildKey(
   keying: KustomizeKeying,
   settings: RenderSettings,
-  input: BuildInput,
+  input: { path: string },
   generated: GeneratedKustomization,
   written: Record<string, unknown>,
   inputs: BuildInputSet,
@@ -79,17 +79,27 @@ export function buildKey(
   ]);
 }
 
+/** What of a Kustomization build's input the producer's key holds besides its build. */
+export interface ProducerKeyParts {
+  ks: FluxKustomization;
+  secret?: SecretDerived | undefined;
+  ref: ProducerRef;
+  filePrefix: string;
+  path: string;
+}
+
 /**
  * The key of the whole producer: its build's key and what turns the build's output into
  * its objects: the effective Kustomization (after its parent's substitution: postBuild,
  * commonMetadata), what in it derives from a Secret, the values of its substitution
- * sources as this render's cluster holds them, how its files are named, its identity
- * (owner labels) and whether it kept the origin annotation.
+ * sources as this render's cluster holds them (`substitution`, everything post-build
+ * substitution reads), how its files are named, its identity (owner labels) and whether it
+ * kept the origin annotation.
  */
 export function producerKey(
   build: string,
-  ctx: VariableLookups,
-  input: BuildInput,
+  substitution: unknown,
+  input: ProducerKeyParts,
   generated: Pick<GeneratedKustomization, 'fluxWantsOrigin'>,
 ): string {
   return renderCacheKey([
@@ -101,6 +111,6 @@ export function producerKey(
     input.path,
     input.ks,
     input.secret ?? null,
-    substitutionInputs(ctx, input),
+    substitution,
   ]);
 }

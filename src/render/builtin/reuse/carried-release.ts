@@ -8,9 +8,9 @@
  * neither read from the cache, unpacked nor digested to tell. A chart from a folder of a
  * source (a GitRepository, a Bucket) is never carried: its files are not in the pre-key.
  */
-import { isRecord, type Manifest, type ProducerRef } from '../../model/index.js';
-import { renderCacheKey } from '../cache/index.js';
-import type { HelmRelease } from '../helm/index.js';
+import { isRecord, type Manifest, type ProducerRef } from '../../../model/index.js';
+import { renderCacheKey } from '../../cache/index.js';
+import type { HelmRelease } from '../../helm/index.js';
 import { chartPinned, type KeepContext } from './whole-render.js';
 
 export interface PreKeyParts {

@@ -12,9 +12,9 @@
  */
 import { posix } from 'node:path';
 import { z } from 'zod';
-import { renderCacheKey } from '../cache/index.js';
-import type { BuildInputSet, GeneratedKustomization } from '../kustomize/index.js';
-import type { BuildInput } from './build-kustomization.js';
+import { renderCacheKey } from '../../cache/index.js';
+import type { BuildInputSet, GeneratedKustomization } from '../../kustomize/index.js';
+import type { FluxKustomization } from '../../flux/index.js';
 
 /** One build's reads, repository-relative, and the key they gave. */
 export const BuildReads = z.object({
@@ -43,17 +43,26 @@ export type ReleaseReads = z.infer<typeof ReleaseReads>;
 /** The releases of one render, by their producer's key ('HelmRelease/ns/name'). */
 export type ReleaseReadsRecord = Map<string, ReleaseReads>;
 
+/** What of a Kustomization build's input its spec holds (see buildSpec). */
+export interface BuildSpecParts {
+  ks: FluxKustomization;
+  /** The source's spec.ignore, which shapes what its artifact holds. */
+  sourceIgnore?: string | undefined;
+  /** Normalised path inside the source ('.' for the root). */
+  path: string;
+}
+
 /**
  * What a build's key holds besides the files it read: the Kustomization as its parent's
  * substitution left it, its path, and the ignore rules of the artifact it reads.
  */
-export function buildSpec(input: BuildInput): string {
+export function buildSpec(input: BuildSpecParts): string {
   return renderCacheKey(['build-spec/1', input.ks, input.path, input.sourceIgnore ?? '']);
 }
 
 /** The reads of a build that ran (or was keyed), as a record keeps them. */
 export function recordedReads(
-  input: BuildInput,
+  input: BuildSpecParts,
   build: string,
   generated: GeneratedKustomization,
   inputs: BuildInputSet,

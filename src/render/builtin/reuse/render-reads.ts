@@ -6,12 +6,17 @@
  */
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { classify } from '../../errors.js';
-import { changedPaths } from '../../git/index.js';
-import type { ToolRunner } from '../../tool-runner.js';
-import { faithfulJson, renderCacheKey, type RenderCache, type RenderMemo } from '../cache/index.js';
-import type { RenderRequest } from '../engine.js';
-import { normalizeFluxPath, type Discovery } from '../flux/index.js';
+import { classify } from '../../../errors.js';
+import { changedPaths } from '../../../git/index.js';
+import type { ToolRunner } from '../../../tool-runner.js';
+import {
+  faithfulJson,
+  renderCacheKey,
+  type RenderCache,
+  type RenderMemo,
+} from '../../cache/index.js';
+import type { RenderRequest } from '../../engine.js';
+import { normalizeFluxPath, type Discovery } from '../../flux/index.js';
 import {
   BuildReads,
   CarriedBuilds,

@@ -5,8 +5,8 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { TreeFile } from '../../../src/git/index.js';
-import { exportSet } from '../../../src/render/builtin/export-set.js';
+import type { TreeFile } from '../../../../../src/git/index.js';
+import { exportSet } from '../../../../../src/render/builtin/reuse/export-set.js';
 
 const ks = (name: string, path: string, extra = '') => `apiVersion: kustomize.toolkit.fluxcd.io/v1
 kind: Kustomization

@@ -7,15 +7,18 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CarriedBuilds, type BuildReads } from '../../../src/render/builtin/carried-builds.js';
+import {
+  CarriedBuilds,
+  type BuildReads,
+} from '../../../../../src/render/builtin/reuse/carried-builds.js';
 import {
   ReviewReads,
   readRenderReads,
   writeRenderReads,
-} from '../../../src/render/builtin/render-reads.js';
-import { RenderCache, RenderMemo } from '../../../src/render/cache/index.js';
-import { testRunner } from '../../support/render.js';
-import { makeRepo } from '../../support/repo.js';
+} from '../../../../../src/render/builtin/reuse/render-reads.js';
+import { RenderCache, RenderMemo } from '../../../../../src/render/cache/index.js';
+import { testRunner } from '../../../../support/render.js';
+import { makeRepo } from '../../../../support/repo.js';
 
 const PRODUCER = 'Kustomization/flux-system/app';
 const RELEASE = 'HelmRelease/apps/web';

@@ -6,10 +6,15 @@
  * texts in its values derive from a Secret, and what was assumed of sources only the
  * cluster holds.
  */
-import { folderDigest, renderCacheKey } from '../cache/index.js';
-import type { HelmRelease, ResolvedChart } from '../helm/index.js';
-import type { ProducerRef } from '../../model/index.js';
-import type { TemplateNaming } from './template-naming.js';
+import { folderDigest, renderCacheKey, type OutcomeStores } from '../../cache/index.js';
+import type { HelmRelease, ResolvedChart } from '../../helm/index.js';
+import type { ProducerRef } from '../../../model/index.js';
+import type { CarriedBuilds, ReleaseReadsRecord } from './carried-builds.js';
+
+/** How releases are keyed, and where their pre-keys are recorded and carried from. */
+export type ReleaseKeying = { tool: string } & OutcomeStores & {
+    reads?: { record: ReleaseReadsRecord; carried?: CarriedBuilds | undefined } | undefined;
+  };
 
 /** A chart bigger than this is read for no key: it inflates on both sides. */
 const LIMITS = { maxFiles: 5000, maxBytes: 256 * 1024 * 1024 };
@@ -21,7 +26,8 @@ export interface ReleaseKeyParts {
   chart: ResolvedChart;
   /** The template options but the chart's folder, which is a private copy. */
   options: Record<string, unknown>;
-  naming: TemplateNaming;
+  /** How its objects name their templates (../template-naming.ts), as data for the key. */
+  naming: Readonly<Record<string, string>>;
   assumed: readonly string[];
 }
 
