@@ -7,8 +7,8 @@
  *   <cacheDir>/unavailable/<key>.json   what failed, when, and until when it is believed
  *
  * so that the next render, in this process or the next (the next PR on the worker, the
- * next CLI run), reports the same chart-unavailable error at once, saying it was
- * remembered and until when. key = sha256 of (source URL, chart, version as asked, the
+ * next CLI run), reports the same chart-unavailable error at once, saying when it failed
+ * and until when it is remembered. key = sha256 of (source URL, chart, version as asked, the
  * identity of the credentials the operator's file holds for the source's host): an entry
  * added for the host, or another login, asks again; no secret is part of the key. A fetch that succeeds
  * forgets the failure. Offline renders never fetch, so they neither read nor write here.
@@ -31,16 +31,18 @@ interface ChartSubject {
   version: string;
 }
 
-const Remembered = z.object({
+const RememberedRecord = z.object({
   /** The error's words, without the `chart unavailable: ` every one starts with. */
   detail: z.string(),
   failedAt: z.number(),
   until: z.number(),
 });
+type Remembered = z.infer<typeof RememberedRecord>;
 
 /**
  * Runs `fetch` unless a failure of the same fetch is remembered and still fresh (then its
- * error again); remembers a ChartUnavailableError it throws, forgets one it outlives.
+ * error again); remembers a ChartUnavailableError it throws (adding when, and until
+ * when, to its words), forgets one it outlives.
  */
 export async function withUnavailableMemory<T>(
   subject: ChartSubject,
@@ -60,11 +62,11 @@ export async function withUnavailableMemory<T>(
     await rm(file, { force: true });
     return result;
   } catch (err) {
-    if (err instanceof ChartUnavailableError && !err.notCached) {
-      const failedAt = Date.now();
-      await remember(file, { detail: detailOf(err), failedAt, until: failedAt + ttlMs });
-    }
-    throw err;
+    if (!(err instanceof ChartUnavailableError) || err.notCached) throw err;
+    const failedAt = Date.now();
+    const record = { detail: detailOf(err), failedAt, until: failedAt + ttlMs };
+    await remember(file, record);
+    throw rememberedError(record, err);
   }
 }
 
@@ -92,10 +94,16 @@ function detailOf(err: ChartUnavailableError): string {
   return err.message.startsWith(PREFIX) ? err.message.slice(PREFIX.length) : err.message;
 }
 
-function rememberedError(known: z.infer<typeof Remembered>): ChartUnavailableError {
+/**
+ * The failure with when it happened and until when it is believed: the same words the
+ * first time and every time it is remembered, so that a review whose base and head both
+ * miss the chart shows one error, and a reader sees why the network was not asked.
+ */
+function rememberedError(known: Remembered, cause?: unknown): ChartUnavailableError {
   return new ChartUnavailableError(
-    `${known.detail} (remembered: it failed at ${clock(known.failedAt)} and is not tried ` +
-      `again before ${clock(known.until)})`,
+    `${known.detail} (failed at ${clock(known.failedAt)}; remembered, not tried again ` +
+      `before ${clock(known.until)})`,
+    cause === undefined ? undefined : { cause },
   );
 }
 
@@ -104,11 +112,11 @@ function clock(ms: number): string {
   return `${new Date(ms).toISOString().slice(11, 19)} UTC`;
 }
 
-async function recall(file: string): Promise<z.infer<typeof Remembered> | undefined> {
+async function recall(file: string): Promise<Remembered | undefined> {
   const text = await readFile(file, 'utf8').catch(() => undefined);
   if (text === undefined) return undefined;
   try {
-    const parsed = Remembered.safeParse(JSON.parse(text));
+    const parsed = RememberedRecord.safeParse(JSON.parse(text));
     return parsed.success ? parsed.data : undefined;
   } catch {
     return undefined;
@@ -116,7 +124,7 @@ async function recall(file: string): Promise<z.infer<typeof Remembered> | undefi
 }
 
 /** Written whole or not at all, like the chart cache's refs; a failure to write is no error. */
-async function remember(file: string, record: z.infer<typeof Remembered>): Promise<void> {
+async function remember(file: string, record: Remembered): Promise<void> {
   const dir = join(file, '..');
   const tmp = join(dir, `.tmp-${randomBytes(8).toString('hex')}`);
   try {
