@@ -10,8 +10,10 @@
  *
  * `--root DIR` runs the fluxlens sources of another checkout (an export of an older
  * commit with node_modules beside it), to compare before and after a change.
- * `node --import tsx bench/unreachable-charts.ts --help`; exits 1 when the second run is
- * not at least 5x faster than the first (the memory's target), 2 when the run fails.
+ * A third run with `--skip-helm` is the baseline: what the render costs without charts.
+ * `node --import tsx bench/unreachable-charts.ts --help`; exits 1 when the charts of the
+ * second run (its time less the baseline's) are not at least 10x faster than the first's,
+ * 2 when the run fails.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -33,7 +35,7 @@ const { help, flag, usage } = benchFlags(
   OPTIONS,
   'node --import tsx bench/unreachable-charts.ts [options]',
 );
-const TARGET_SECOND_SPEEDUP = 5;
+const TARGET_SECOND_SPEEDUP = 10;
 
 interface Source {
   kind: 'http' | 'oci';
@@ -97,18 +99,21 @@ function releasesFile(list: readonly Source[], releases: number): string {
 
 interface Run {
   seconds: number;
-  errors: number;
   unavailable: number;
-  remembered: number;
 }
 
 /** One `fluxlens render` process from `root`'s sources; its wall time and errors. */
-async function render(root: string, repo: string, env: Record<string, string>): Promise<Run> {
+async function render(
+  root: string,
+  repo: string,
+  env: Record<string, string>,
+  flags: string[] = [],
+): Promise<Run> {
   const entry = join(root, 'test/support/fluxlens-process.ts');
   const argv = ['--import', 'tsx', entry, 'render', '--repo', repo, '--path', 'clusters/prod'];
   const started = performance.now();
   const stdout = await new Promise<string>((resolve, reject) => {
-    const child = spawn(process.execPath, [...argv, '--output', 'json'], {
+    const child = spawn(process.execPath, [...argv, '--output', 'json', ...flags], {
       cwd: root,
       stdio: ['ignore', 'pipe', 'ignore'],
       env: { ...process.env, ...env },
@@ -124,9 +129,7 @@ async function render(root: string, repo: string, env: Record<string, string>): 
   const { errors } = JSON.parse(stdout) as { errors: { code?: string; message: string }[] };
   return {
     seconds,
-    errors: errors.length,
     unavailable: errors.filter((e) => e.code === 'chart-unavailable').length,
-    remembered: errors.filter((e) => e.message.includes('(remembered: ')).length,
   };
 }
 
@@ -159,24 +162,33 @@ async function main(): Promise<number> {
   );
   const first = await render(root, repo.dir, env);
   const second = await render(root, repo.dir, env);
+  // What the render costs without charts (starting node and tsx, the Kustomizations).
+  const baseline = await render(root, repo.dir, env, ['--skip-helm']);
   console.log(`load average (1 min) at start ${load}, at end ${loadavg()[0]?.toFixed(1)}`);
-  console.log('| run    | seconds | errors | chart-unavailable | remembered |');
-  console.log('| ------ | ------- | ------ | ----------------- | ---------- |');
+  console.log('| run                  | seconds | charts (run - baseline) | chart-unavailable |');
+  console.log('| -------------------- | ------- | ----------------------- | ----------------- |');
   for (const [name, run] of [
+    ['baseline --skip-helm', baseline],
     ['first', first],
     ['second', second],
   ] as const) {
+    const charts = run === baseline ? '' : (run.seconds - baseline.seconds).toFixed(2);
     console.log(
-      `| ${name.padEnd(6)} | ${run.seconds.toFixed(2).padStart(7)} | ${String(run.errors).padStart(6)} | ${String(run.unavailable).padStart(17)} | ${String(run.remembered).padStart(10)} |`,
+      `| ${name.padEnd(20)} | ${run.seconds.toFixed(2).padStart(7)} | ${charts.padStart(23)} | ${String(run.unavailable).padStart(17)} |`,
     );
   }
-  const speedup = first.seconds / second.seconds;
-  console.log(`second run: ${speedup.toFixed(1)}x faster than the first`);
+  // Below a tenth of a second the difference is the machine's noise, not the charts'.
+  const chartCost = (run: Run) => Math.max(run.seconds - baseline.seconds, 0.1);
+  const speedup = chartCost(first) / chartCost(second);
+  console.log(
+    `second run / first: ${(second.seconds / first.seconds).toFixed(2)}; charts in the ` +
+      `second run: ${speedup.toFixed(1)}x faster than in the first (at least)`,
+  );
   return reportMissed(
     speedup >= TARGET_SECOND_SPEEDUP
       ? []
       : [
-          `second run ${speedup.toFixed(1)}x faster than the first, target ${TARGET_SECOND_SPEEDUP}x`,
+          `charts in the second run ${speedup.toFixed(1)}x faster than in the first, target ${TARGET_SECOND_SPEEDUP}x`,
         ],
   );
 }
