@@ -3,10 +3,12 @@
  * well (tags, versions, manifests, layers), but never holds a credential nor opens a
  * connection to the world: it pulls anonymously from 127.0.0.1 and every request to the
  * registry is made here, through chart-fetch.ts, so the network bounds and address policy
- * of chart downloads and the rules of registry-credentials.ts hold for each one (Go's HTTP client, which helm uses, would keep a registry's Authorization
- * header on a redirect to the same host name on another port). The token dance is done
- * here too (registry-token.ts). The relay answers only under a random path prefix, so
- * another local process cannot borrow the credentials while a pull runs.
+ * of chart downloads and the rules of registry-credentials.ts hold for each one (Go's HTTP
+ * client, which helm uses, has no response bound, and would keep a registry's
+ * Authorization header on a redirect to the same host name on another port). The token
+ * dance is done here too (registry-token.ts), anonymous or not. The relay answers only
+ * under a random path prefix, so another local process cannot borrow the credentials
+ * while a pull runs.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
