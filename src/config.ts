@@ -55,6 +55,13 @@ const RenderEnvSchema = z.object({
    */
   FLUXLENS_CHART_PRIVATE_ADDRESSES: z.enum(['allow', 'deny']).default('allow'),
   /**
+   * Seconds a chart that could not be fetched (unreachable, refused, a bound, a refused
+   * login) is reported unavailable without asking again, by every render sharing the
+   * cache; 0 asks every time. Five minutes spares a burst of PRs and back-to-back CLI runs
+   * the wait, and uses a registry again soon after it is back.
+   */
+  FLUXLENS_CHART_UNAVAILABLE_TTL_SECONDS: z.coerce.number().int().min(0).max(86_400).default(300),
+  /**
    * A Docker config.json-style file of chart registry credentials by host (what
    * `helm registry login` writes). Unset: no credentials at all; the user's own helm and
    * Docker configuration is never read, so that a laptop's logins do not leak into reviews.
@@ -280,6 +287,7 @@ function renderConfig(e: z.output<typeof RenderEnvSchema>, machine: Machine) {
       privateAddresses: e.FLUXLENS_CHART_PRIVATE_ADDRESSES,
       connectTimeoutMs: e.FLUXLENS_CHART_CONNECT_TIMEOUT_SECONDS * 1000,
       responseTimeoutMs: e.FLUXLENS_CHART_RESPONSE_TIMEOUT_SECONDS * 1000,
+      unavailableTtlMs: e.FLUXLENS_CHART_UNAVAILABLE_TTL_SECONDS * 1000,
       credentials:
         e.FLUXLENS_REGISTRY_CONFIG === undefined
           ? undefined

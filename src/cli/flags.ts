@@ -10,6 +10,7 @@ import { errorMessage, UsageError } from '../errors.js';
 import { repositoryPath } from '../model/index.js';
 import {
   parseSourceMapping,
+  type ChartNetwork,
   type EngineName,
   type RenderOptions,
   type SourceMapping,
@@ -30,6 +31,7 @@ export const RENDER_OPTIONS = {
   'api-versions': { type: 'string', short: 'a', multiple: true, default: [] },
   'is-upgrade': { type: 'boolean', default: false },
   'no-cache': { type: 'boolean', default: false },
+  'retry-unavailable-charts': { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } satisfies NonNullable<ParseArgsConfig['options']>;
 
@@ -46,6 +48,7 @@ export interface RenderFlags {
   'api-versions': string[];
   'is-upgrade': boolean;
   'no-cache': boolean;
+  'retry-unavailable-charts': boolean;
 }
 
 export function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T {
@@ -82,12 +85,20 @@ export function renderOptions(flags: RenderFlags): RenderOptions {
   };
 }
 
-/** The machine's render settings, without the render cache when --no-cache asks. */
-export function renderMachine<M extends { renderCache?: unknown }>(
+/**
+ * The machine's render settings, without the render cache when --no-cache asks, and
+ * asking again for charts remembered as unavailable when --retry-unavailable-charts does.
+ */
+export function renderMachine<M extends { renderCache?: unknown; chartNetwork: ChartNetwork }>(
   machine: M,
-  flags: Pick<RenderFlags, 'no-cache'>,
+  flags: Pick<RenderFlags, 'no-cache' | 'retry-unavailable-charts'>,
 ): M {
-  return flags['no-cache'] ? { ...machine, renderCache: undefined } : machine;
+  const retry = flags['retry-unavailable-charts'];
+  return {
+    ...machine,
+    ...(flags['no-cache'] ? { renderCache: undefined } : {}),
+    ...(retry ? { chartNetwork: { ...machine.chartNetwork, retryUnavailable: true } } : {}),
+  };
 }
 
 /** A repository-relative entry folder; refuses anything that leaves the repository. */

@@ -28,8 +28,8 @@ fluxlens diff [--repo DIR] [--base REV] [--head REV] [--path ENTRY]...
                           (default: failOn in the base's .fluxlens.yaml, else danger)
   Also: --engine, --source, --repo-url, --lenient-substitution, --allow-remote-bases,
   --enable-exec-plugins, --skip-helm, --offline, --skip-crds, --kube-version,
-  --api-versions, --is-upgrade, --no-cache, as for render (both revisions render the
-  same way).
+  --api-versions, --is-upgrade, --no-cache, --retry-unavailable-charts, as for render
+  (both revisions render the same way).
 
 fluxlens render --repo DIR [--rev REV] [--path ENTRY] [--engine builtin|flux-local]
                 [--source NAME=DIR]... [--output yaml|json]
@@ -51,6 +51,10 @@ fluxlens render --repo DIR [--rev REV] [--path ENTRY] [--engine builtin|flux-loc
   --is-upgrade            render HelmReleases as upgrades of existing releases
   --no-cache              run every build again instead of reusing results kept in the
                           render cache (FLUXLENS_CACHE_DIR/renders)
+  --retry-unavailable-charts
+                          fetch charts again that failed within
+                          FLUXLENS_CHART_UNAVAILABLE_TTL_SECONDS instead of reporting the
+                          remembered failure
   -h, --help              show this help
 
 fluxlens serve | fluxlens worker

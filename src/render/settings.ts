@@ -24,6 +24,13 @@ export interface ChartNetwork {
   responseTimeoutMs: number;
   /** The operator's chart registry credentials (FLUXLENS_REGISTRY_CONFIG); none when absent. */
   credentials?: RegistryCredentials | undefined;
+  /**
+   * How long a chart that could not be fetched is reported unavailable without asking the
+   * network again (helm/chart/unavailable-memory.ts); absent or 0: every render asks.
+   */
+  unavailableTtlMs?: number | undefined;
+  /** Ask the network again for charts remembered as unavailable (and remember anew). */
+  retryUnavailable?: boolean | undefined;
 }
 
 /** What a registry credentials file entry holds: a login, or an OAuth2 refresh token. */

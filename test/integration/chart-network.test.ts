@@ -84,7 +84,7 @@ describe('a chart server that accepts and never answers', () => {
     const err = await fetchError(silentUrl, QUICK);
     expect(err).toBeInstanceOf(ChartUnavailableError);
     expect((err as Error).message).toBe(
-      `chart unavailable: chart hello: cannot fetch ${silentUrl.href}: no response within 300 ms`,
+      `chart unavailable: chart hello: cannot fetch ${silentUrl.href}: ${silentUrl.host} did not answer within 300 ms`,
     );
   });
 });

@@ -403,7 +403,7 @@ describe('a chart from an OCI registry', () => {
       'oci-closed',
       '1.0.0',
       false,
-      /helm pull failed: .*connection refused/,
+      /cannot fetch http:\/\/127\.0\.0\.1:\d+\/v2\/charts\/hello\/manifests\/1\.0\.0: 127\.0\.0\.1:\d+ refused the connection \(ECONNREFUSED\)$/,
     ],
   ])('reports %s as an unavailable chart', async (_case, repo, version, offline, message) => {
     const err = await unavailable(

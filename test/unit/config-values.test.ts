@@ -51,6 +51,7 @@ const RENDER_DEFAULTS = {
     privateAddresses: 'allow',
     connectTimeoutMs: 10_000,
     responseTimeoutMs: 30_000,
+    unavailableTtlMs: 300_000,
     credentials: undefined,
   },
 };
@@ -75,6 +76,7 @@ describe('the CLI config', () => {
       FLUXLENS_KUSTOMIZE_SERVER: 'off',
       FLUXLENS_CHART_CONNECT_TIMEOUT_SECONDS: '3',
       FLUXLENS_CHART_RESPONSE_TIMEOUT_SECONDS: '9',
+      FLUXLENS_CHART_UNAVAILABLE_TTL_SECONDS: '42',
       FLUXLENS_CHART_PRIVATE_ADDRESSES: 'deny',
       FLUXLENS_REGISTRY_CONFIG: registry,
       PATH: '/usr/local/bin:/usr/bin',
@@ -103,6 +105,7 @@ describe('the CLI config', () => {
         privateAddresses: env.FLUXLENS_CHART_PRIVATE_ADDRESSES,
         connectTimeoutMs: Number(env.FLUXLENS_CHART_CONNECT_TIMEOUT_SECONDS) * 1000,
         responseTimeoutMs: Number(env.FLUXLENS_CHART_RESPONSE_TIMEOUT_SECONDS) * 1000,
+        unavailableTtlMs: Number(env.FLUXLENS_CHART_UNAVAILABLE_TTL_SECONDS) * 1000,
         credentials: {
           source: `FLUXLENS_REGISTRY_CONFIG (${registry})`,
           hosts: ['charts.example.com'],

@@ -472,6 +472,7 @@ const SHOWN_DEFAULT: Record<string, (c: ServiceConfig) => string> = {
   FLUXLENS_CHART_RESPONSE_TIMEOUT_SECONDS: (c) => String(c.chartNetwork.responseTimeoutMs / 1000),
   FLUXLENS_CHART_PRIVATE_ADDRESSES: (c) =>
     `CLI ${loadConfig({}).chartNetwork.privateAddresses}, service ${c.chartNetwork.privateAddresses}`,
+  FLUXLENS_CHART_UNAVAILABLE_TTL_SECONDS: (c) => String(c.chartNetwork.unavailableTtlMs / 1000),
   FLUXLENS_REGISTRY_CONFIG: (c) => unset(c.chartNetwork.credentials ? 'set' : undefined),
   FLUXLENS_REDIS_URL: (c) => unset(c.redisUrl),
   FLUXLENS_REDIS_CA_PATH: (c) => unset(c.redisCa),

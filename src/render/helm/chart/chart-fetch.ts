@@ -15,7 +15,13 @@ import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { ChartContentError } from './chart-content-error.js';
 import { ChartUnavailableError } from './chart-unavailable-error.js';
 import { DEFAULT_CHART_NETWORK, type ChartNetwork } from '../../settings.js';
-import { describeUrl, safeUrl, sendChartRequest, type ChartRequestInit } from './chart-request.js';
+import {
+  bound,
+  describeUrl,
+  safeUrl,
+  sendChartRequest,
+  type ChartRequestInit,
+} from './chart-request.js';
 import { credentialNote, ownAuthorization } from './registry-credentials.js';
 
 export { describeUrl } from './chart-request.js';
@@ -157,7 +163,8 @@ function nextHop(from: URL, location: string | undefined, hop: number, what: str
 
 /**
  * The body, up to `limits.maxBytes`: past it a wanted body is an error, an error body
- * (`strict` false) is cut short.
+ * (`strict` false) is cut short. A server that sends the headers and then nothing for the
+ * response bound fails then, as one that never answers does, not at the whole timeout.
  */
 async function readCapped(
   response: IncomingMessage,
@@ -176,10 +183,22 @@ async function readCapped(
     response.destroy();
     throw tooBig();
   }
+  const idleMs = (limits.network ?? DEFAULT_CHART_NETWORK).responseTimeoutMs;
+  let stalled = false;
+  let timer: NodeJS.Timeout | undefined;
+  const idle = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      stalled = true;
+      response.destroy();
+    }, idleMs);
+  };
   const chunks: Buffer[] = [];
   let total = 0;
   try {
+    idle();
     for await (const chunk of response) {
+      idle();
       const bytes = chunk as Buffer;
       if (total + bytes.byteLength > limits.maxBytes) {
         if (strict) throw tooBig();
@@ -190,15 +209,21 @@ async function readCapped(
       total += bytes.byteLength;
       chunks.push(bytes);
     }
+    // A destroyed response can end the loop without an error.
+    if (stalled) throw new Error('stalled');
   } catch (err) {
     response.destroy();
     if (err instanceof ChartUnavailableError) throw err;
-    const reason = signal.aborted
-      ? `timed out after ${limits.timeoutMs} ms`
-      : 'the transfer failed';
+    const reason = stalled
+      ? `${url.host} stopped sending for ${bound(idleMs)}`
+      : signal.aborted
+        ? `timed out after ${bound(limits.timeoutMs)}`
+        : 'the transfer failed';
     throw new ChartUnavailableError(`${what}: reading ${describeUrl(url)}: ${reason}`, {
       cause: err,
     });
+  } finally {
+    clearTimeout(timer);
   }
   return Buffer.concat(chunks);
 }

@@ -7,7 +7,8 @@
  * Caching: an exact version is taken as immutable, so a second request for it touches
  * no network. A range or "latest" is re-resolved against a fresh index whenever the
  * network may be used (the archive itself still comes from the cache), and offline it
- * reuses the last resolution.
+ * reuses the last resolution. A fetch that failed is remembered for a while
+ * (unavailable-memory.ts): the cache still answers, the network is not asked again.
  */
 import { createHash } from 'node:crypto';
 import { parse } from 'yaml';
@@ -24,6 +25,7 @@ import {
 import { ChartContentError } from './chart-content-error.js';
 import { ChartUnavailableError } from './chart-unavailable-error.js';
 import { parseStrictVersion, selectVersion } from '../semver-constraint.js';
+import { withUnavailableMemory } from './unavailable-memory.js';
 
 export interface HttpChartRequest {
   /** HelmRepository spec.url, or the repository of a chart dependency. */
@@ -66,16 +68,19 @@ export async function resolveHttpChart(
       );
     }
   }
-  const entry = await pickEntry(base, req, ctx, what);
-  const digest = indexDigest(entry);
-  const versionRef = cacheKey(['helm-ref', base.href, req.chart, entry.version]);
-  const known = digest
-    ? await cache.get(cacheKey([base.href, req.chart, entry.version, digest]))
-    : (await cache.getRef(versionRef))?.chart;
-  const chart = known ?? (await download(base, entry, req, ctx, what));
-  await cache.putRef(specRef, chart.key);
-  if (versionRef !== specRef) await cache.putRef(versionRef, chart.key);
-  return chart;
+  const subject = { source: base.href, host: base.host, chart: req.chart, version: req.version };
+  return withUnavailableMemory(subject, ctx, async () => {
+    const entry = await pickEntry(base, req, ctx, what);
+    const digest = indexDigest(entry);
+    const versionRef = cacheKey(['helm-ref', base.href, req.chart, entry.version]);
+    const known = digest
+      ? await cache.get(cacheKey([base.href, req.chart, entry.version, digest]))
+      : (await cache.getRef(versionRef))?.chart;
+    const chart = known ?? (await download(base, entry, req, ctx, what));
+    await cache.putRef(specRef, chart.key);
+    if (versionRef !== specRef) await cache.putRef(versionRef, chart.key);
+    return chart;
+  });
 }
 
 /** The repository URL with one trailing slash, as source-controller normalizes it. */

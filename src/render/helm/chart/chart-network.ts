@@ -83,25 +83,3 @@ export function checkedLookup(network: ChartNetwork, what: string): LookupFuncti
     });
   };
 }
-
-/**
- * For hosts a tool connects to itself (helm pull for OCI registries): resolves the name
- * now and refuses non-public answers. Best effort against rebinding; HTTP downloads use
- * checkedLookup, which checks the address actually used.
- */
-export async function checkHostResolves(
-  hostname: string,
-  network: ChartNetwork,
-  what: string,
-): Promise<void> {
-  if (network.privateAddresses === 'allow') return;
-  checkHostLiteral(hostname, network, what);
-  if (isIP(hostname.replace(/^\[|\]$/g, '')) !== 0) return;
-  const addresses = await new Promise<string[]>((resolve) => {
-    dnsLookup(hostname, { all: true }, (err, found) =>
-      resolve(err ? [] : found.map((a) => a.address)),
-    );
-  });
-  // A name that does not resolve fails in helm, with its own message.
-  if (addresses.some(isNonPublicAddress)) throw refusal(hostname, what);
-}

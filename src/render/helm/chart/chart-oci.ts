@@ -4,7 +4,8 @@
  * cache is the operator's own, and every render on the machine may use the same
  * credentials anyway. A digest or an exact semver tag is taken as immutable, so a second
  * request for it touches no network; ranges and other tags are pulled again whenever the
- * network may be used, and offline reuse the last resolution.
+ * network may be used, and offline reuse the last resolution. A pull that failed is
+ * remembered for a while (unavailable-memory.ts).
  */
 import { ChartCache, cacheKey, type CachedChart } from './chart-cache.js';
 import { readChartArchive, writeChartFiles } from './chart-archive.js';
@@ -13,6 +14,7 @@ import { UNPACKED_RATIO, type ChartSourceContext } from './chart-source-context.
 import { ChartContentError } from './chart-content-error.js';
 import { ChartUnavailableError } from './chart-unavailable-error.js';
 import { helmPull } from './oci-pull.js';
+import { withUnavailableMemory } from './unavailable-memory.js';
 import { parseStrictVersion } from '../semver-constraint.js';
 
 export interface OciChartRequest {
@@ -60,7 +62,11 @@ export async function resolveOciChart(
       );
     }
   }
-  const pulled = await helmPull(req, registry, ctx, scratchDir, what);
+  const source = `${req.ref}${req.insecure ? ' (insecure)' : ''}`;
+  const subject = { source, host: registry.host, chart: '', version: wanted };
+  const pulled = await withUnavailableMemory(subject, ctx, () =>
+    helmPull(req, registry, ctx, scratchDir, what),
+  );
   const files = await readChartArchive(
     pulled.archive,
     { maxBytes: ctx.maxChartBytes * UNPACKED_RATIO },

@@ -57,7 +57,7 @@ export function sendChartRequest(
         err instanceof ChartUnavailableError
           ? err
           : new ChartUnavailableError(
-              `${what}: cannot fetch ${describeUrl(url)}: ${networkReason(err, timeoutMs)}`,
+              `${what}: cannot fetch ${describeUrl(url)}: ${networkReason(err, url, timeoutMs)}`,
               { cause: err },
             ),
       );
@@ -70,11 +70,11 @@ export function sendChartRequest(
     });
     const stall = (ms: number, reason: string) => {
       clearTimeout(timer);
-      timer = setTimeout(() => req.destroy(new StallError(`${reason} within ${ms} ms`)), ms);
+      timer = setTimeout(() => req.destroy(new StallError(`${reason} within ${bound(ms)}`)), ms);
     };
-    stall(network.connectTimeoutMs, 'no connection');
+    stall(network.connectTimeoutMs, `${url.host} did not accept a connection`);
     req.once('socket', (socket) => {
-      const connected = () => stall(network.responseTimeoutMs, 'no response');
+      const connected = () => stall(network.responseTimeoutMs, `${url.host} did not answer`);
       if (!socket.connecting) connected();
       else socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', connected);
     });
@@ -92,12 +92,35 @@ class StallError extends Error {
   override name = 'StallError';
 }
 
-function networkReason(err: unknown, timeoutMs: number): string {
+/** A bound as messages show it: whole seconds as `30 s`, anything else in ms. */
+export function bound(ms: number): string {
+  return ms >= 1000 && ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
+}
+
+/**
+ * Why a request got no answer, naming the host: a name that does not resolve and a refused
+ * connection are said as such, since they fail at once and are what an unreachable
+ * registry mostly looks like.
+ */
+function networkReason(err: unknown, url: URL, timeoutMs: number): string {
   if (err instanceof StallError) return err.message;
   if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) {
-    return `timed out after ${timeoutMs} ms`;
+    return `timed out after ${bound(timeoutMs)}`;
   }
   const code = (err as { code?: unknown } | undefined)?.code;
-  if (typeof code === 'string') return code;
+  switch (code) {
+    case 'ENOTFOUND':
+      return `${url.hostname} does not resolve (ENOTFOUND)`;
+    case 'EAI_AGAIN':
+      return `the DNS lookup of ${url.hostname} failed (EAI_AGAIN)`;
+    case 'ECONNREFUSED':
+      return `${url.host} refused the connection (ECONNREFUSED)`;
+    case 'ECONNRESET':
+      return `${url.host} closed the connection (ECONNRESET)`;
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return `${url.host} cannot be reached (${code})`;
+  }
+  if (typeof code === 'string') return `${url.host}: ${code}`;
   return err instanceof Error ? err.message : String(err);
 }

@@ -3,17 +3,21 @@
  * gets empty config homes, and a registry config and a Docker config that list none (but
  * a reserved `.invalid` host, without which helm's credential library goes looking for a
  * desktop keychain helper on PATH), so `helm registry login`, `docker login` and keychains
- * of the user running fluxlens are never used. A registry with an entry in the operator's
- * file is pulled through the relay of registry-proxy.ts, which adds the credentials
- * outside helm; any other is pulled directly and anonymously.
+ * of the user running fluxlens are never used. Every pull goes through the relay of
+ * registry-proxy.ts: it adds the operator's credentials outside helm where the operator's
+ * file has an entry, and holds each request to the registry to the same connect and
+ * response bounds and address policy as an HTTP chart repository's (helm's own client has
+ * none, so a registry that accepts and never answers would hold a render until the tool
+ * timeout). The relay's first failure (a name that does not resolve, a refused
+ * connection, a bound) stops helm at once and is the pull's error.
  */
 import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { CancelledError } from '../../../errors.js';
 import { ToolError } from '../../../tool-runner.js';
 import type { ChartSourceContext } from './chart-source-context.js';
 import { ChartContentError } from './chart-content-error.js';
 import { ChartUnavailableError } from './chart-unavailable-error.js';
-import { checkHostResolves } from './chart-network.js';
 import { isLoopbackHost, secretValues, withoutSecrets } from './registry-credentials.js';
 import { startRegistryProxy, type RegistryProxy } from './registry-proxy.js';
 
@@ -71,22 +75,19 @@ export async function helmPull(
   // Parsed again with its real scheme, so that `:443` or `:80` is the default port or not.
   const authority = /^oci:\/\/([^/]+)/.exec(req.ref)?.[1] ?? registry.host;
   const origin = new URL(`${plainHttp ? 'http' : 'https'}://${authority}`);
+  const limits = {
+    timeoutMs: ctx.timeoutMs,
+    maxBytes: ctx.maxChartBytes,
+    ...(ctx.network !== undefined ? { network: ctx.network } : {}),
+  };
   const work = await mkdtemp(join(scratchDir, 'oci-pull-'));
   try {
-    if (ctx.network?.credentials?.forHost(origin.host) === undefined) {
-      // helm connects by itself: the address policy is checked on the name beforehand.
-      if (ctx.network) await checkHostResolves(origin.hostname, ctx.network, what);
-      return await runPull(req, { ref: req.ref, plainHttp }, ctx, work, what);
-    }
-    const limits = {
-      timeoutMs: ctx.timeoutMs,
-      maxBytes: ctx.maxChartBytes,
-      ...(ctx.network !== undefined ? { network: ctx.network } : {}),
-    };
-    const proxy = await startRegistryProxy(origin, limits, what);
+    // The first request the relay cannot make ends the pull: helm would only try again.
+    const stop = new AbortController();
+    const proxy = await startRegistryProxy(origin, limits, what, () => stop.abort());
     try {
       const ref = `oci://${proxy.pullHost}${registry.pathname}`;
-      return await runPull(req, { ref, plainHttp: true, proxy }, ctx, work, what);
+      return await runPull(req, { ref, proxy, signal: stop.signal }, ctx, work, what);
     } finally {
       await proxy.close();
     }
@@ -97,8 +98,8 @@ export async function helmPull(
 
 interface PullVia {
   ref: string;
-  plainHttp: boolean;
-  proxy?: RegistryProxy;
+  proxy: RegistryProxy;
+  signal: AbortSignal;
 }
 
 async function runPull(
@@ -114,12 +115,14 @@ async function runPull(
   const registryConfig = env.HELM_REGISTRY_CONFIG;
   const args = ['pull', req.digest !== undefined ? `${via.ref}@${req.digest}` : via.ref];
   if (req.digest === undefined && req.version) args.push('--version', req.version);
-  args.push('--destination', dest, '--registry-config', registryConfig);
-  if (via.plainHttp) args.push('--plain-http');
+  args.push('--destination', dest, '--registry-config', registryConfig, '--plain-http');
   let stderr: string;
   try {
-    ({ stderr } = await ctx.runner.run('helm', args, { timeoutMs: ctx.timeoutMs, env }));
+    const options = { timeoutMs: ctx.timeoutMs, env, signal: via.signal };
+    ({ stderr } = await ctx.runner.run('helm', args, options));
   } catch (err) {
+    // A cancelled review, not the relay's own stop, is no answer about the chart.
+    if (err instanceof CancelledError && !via.proxy.failure()) throw err;
     throw pullError(err, via.proxy, ctx, what);
   }
   const digest = /^Digest:\s*(sha256:[0-9a-f]{64})\s*$/m.exec(stderr)?.[1];
@@ -138,20 +141,20 @@ async function runPull(
  */
 function pullError(
   err: unknown,
-  proxy: RegistryProxy | undefined,
+  proxy: RegistryProxy,
   ctx: ChartSourceContext,
   what: string,
 ): Error {
-  const failure = proxy?.failure();
+  const failure = proxy.failure();
   if (failure) return failure;
   const raw = err instanceof ToolError ? err.stderrTail || err.message : String(err);
   const credentials = ctx.network?.credentials;
   const known = (credentials?.hosts ?? []).flatMap((h) => credentials?.forHost(h) ?? []);
-  const secrets = [...secretValues(known), ...(proxy?.tokens() ?? [])];
-  const detail = withoutSecrets(proxy ? proxy.rewrite(raw) : raw, secrets);
-  const notes = proxy?.notes() ?? [];
+  const secrets = [...secretValues(known), ...proxy.tokens()];
+  const detail = withoutSecrets(proxy.rewrite(raw), secrets);
+  const notes = proxy.notes();
   const message = `${what}: helm pull failed: ${detail}${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`;
-  return missingInRegistry(err) && !proxy?.refusedCredentials()
+  return missingInRegistry(err) && !proxy.refusedCredentials()
     ? new ChartContentError(message, { cause: err })
     : new ChartUnavailableError(message, { cause: err });
 }

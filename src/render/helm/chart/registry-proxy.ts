@@ -1,18 +1,25 @@
 /**
- * A loopback relay between `helm pull` and an OCI registry the operator has credentials
- * for. helm keeps doing what it does well (tags, versions, manifests, layers), but never
- * holds a credential: it pulls anonymously from 127.0.0.1 and every request to the world
- * is made here, through chart-fetch.ts, so the rules of registry-credentials.ts hold for
- * each one (Go's HTTP client, which helm uses, would keep a registry's Authorization
- * header on a redirect to the same host name on another port). The token dance is done
- * here too (registry-token.ts). The relay answers only under a random path prefix, so
- * another local process cannot borrow the credentials while a pull runs.
+ * A loopback relay between `helm pull` and an OCI registry. helm keeps doing what it does
+ * well (tags, versions, manifests, layers), but never holds a credential nor opens a
+ * connection to the world: it pulls anonymously from 127.0.0.1 and every request to the
+ * registry is made here, through chart-fetch.ts, so the network bounds and address policy
+ * of chart downloads and the rules of registry-credentials.ts hold for each one (Go's HTTP
+ * client, which helm uses, has no response bound, and would keep a registry's
+ * Authorization header on a redirect to the same host name on another port). The token
+ * dance is done here too (registry-token.ts), anonymous or not. The relay answers only
+ * under a random path prefix, so another local process cannot borrow the credentials
+ * while a pull runs.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ChartUnavailableError } from './chart-unavailable-error.js';
-import { fetchChartResponse, type ChartResponse, type FetchLimits } from './chart-fetch.js';
+import {
+  describeUrl,
+  fetchChartResponse,
+  type ChartResponse,
+  type FetchLimits,
+} from './chart-fetch.js';
 import { basicAuthorization, credentialFor, ownAuthorization } from './registry-credentials.js';
 import { fetchRegistryToken, parseChallenge, type Token } from './registry-token.js';
 
@@ -35,17 +42,24 @@ export interface RegistryProxy {
 const ERROR_BODY_BYTES = 64 * 1024;
 const PASSED_HEADERS = ['content-type', 'docker-content-digest', 'oci-subject'];
 
-/** `registry` is the registry's origin (`https://HOST[:PORT]`). */
+/**
+ * `registry` is the registry's origin (`https://HOST[:PORT]`); `onFailure` is called once,
+ * on the first request the relay could not make, after which every request fails at once.
+ */
 export async function startRegistryProxy(
   registry: URL,
   limits: FetchLimits,
   what: string,
+  onFailure: () => void = () => undefined,
 ): Promise<RegistryProxy> {
   const prefix = randomBytes(16).toString('hex');
   const session = new RegistrySession(registry, limits, what);
   const server = createServer((req, res) => {
+    if (session.failure) return void res.writeHead(502).end();
     relay(req, res, prefix, session).catch((err: unknown) => {
+      const first = session.failure === undefined;
       session.fail(err);
+      if (first) onFailure();
       if (!res.headersSent) res.writeHead(502);
       res.end();
     });
@@ -85,6 +99,13 @@ async function relay(
   const upstream = new URL(`/v2/${path.slice(`/v2/${prefix}/`.length)}`, session.registry);
   const accept = typeof req.headers.accept === 'string' ? req.headers.accept : '*/*';
   const response = await session.send(upstream, method, accept.slice(0, 4096));
+  // A busy or failing registry ends the pull here, as it ends an HTTP repository's fetch,
+  // rather than through helm's retries with their waits.
+  if (response.status === 408 || response.status === 429 || response.status >= 500) {
+    throw new ChartUnavailableError(
+      `${session.what}: ${describeUrl(response.url)} answered HTTP ${response.status}`,
+    );
+  }
   const headers: Record<string, string> = {};
   for (const name of PASSED_HEADERS) {
     const value = response.headers[name];
@@ -127,7 +148,7 @@ class RegistrySession {
   constructor(
     readonly registry: URL,
     private readonly limits: FetchLimits,
-    private readonly what: string,
+    readonly what: string,
   ) {}
 
   fail(err: unknown): void {
@@ -174,8 +195,9 @@ class RegistrySession {
       );
       return false;
     }
-    if (!challenge || use.kind !== 'send') return false;
+    if (!challenge) return false;
     if (challenge.scheme === 'basic') {
+      if (use.kind !== 'send') return false;
       const basic = basicAuthorization(use.credential);
       if (!basic)
         this.notes.add(
