@@ -76,9 +76,10 @@ function unassessedSection(result: AnalysisResult, budget: number): string {
   if (groups.length === 0) return '';
   const multiCluster = result.clusters.length > 1;
   const count = groups.reduce((n, g) => n + g.members.length, 0);
+  // One producer's own line says it all; many need saying before their causes.
   const intro =
     count === 1
-      ? 'A producer the PR changes could not be rendered, so its changes were not assessed:\n\n'
+      ? ''
       : `**${count}** producers the PR changes could not be rendered, so their changes were not assessed:\n\n`;
   const lines = groups.map(({ cause, members }) => {
     const [first] = members;

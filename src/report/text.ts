@@ -126,13 +126,12 @@ function unassessed(result: AnalysisResult, p: Palette): string[] {
   if (groups.length === 0) return [];
   const multiCluster = result.clusters.length > 1;
   const count = groups.reduce((n, g) => n + g.members.length, 0);
-  const lines = [
-    '',
-    p.bold(p.yellow('Not assessed')),
-    count === 1
-      ? '  A producer the PR changes could not be rendered, so its changes were not assessed:'
-      : `  ${count} producers the PR changes could not be rendered, so their changes were not assessed:`,
-  ];
+  const lines = ['', p.bold(p.yellow('Not assessed'))];
+  if (count > 1) {
+    lines.push(
+      `  ${count} producers the PR changes could not be rendered, so their changes were not assessed:`,
+    );
+  }
   for (const { cause, members } of groups) {
     const [first] = members;
     if (!first) continue;
@@ -140,7 +139,8 @@ function unassessed(result: AnalysisResult, p: Palette): string[] {
     const why = cleanLine(cause.label);
     lines.push(
       members.length === 1
-        ? `  ${p.bold(memberText(first, multiCluster))}: could not be rendered ${side} (${why})`
+        ? `  ${p.bold(memberText(first, multiCluster))}: could not be rendered ${side} (${why}); ` +
+            'its changes were not assessed'
         : `  ${p.bold(producerCount(members))} could not be rendered ${side} (${why}): ` +
             someMembers(members, (m) => memberText(m, multiCluster)),
     );
