@@ -177,8 +177,8 @@ export function analysisArb(shape: AnalysisShape): fc.Arbitrary<AnalysisResult> 
       fixed: fc.array(errorArb, { maxLength: 30 }),
       // Templates, each failing in many producers: the folded lists at every size.
       persisting: fc.array(
-        fc.record({ error: codedErrorArb, copies: fc.integer({ min: 1, max: 200 }) }),
-        { maxLength: 20 },
+        fc.record({ error: codedErrorArb, copies: fc.integer({ min: 1, max: 80 }) }),
+        { maxLength: 12 },
       ),
       unassessed: fc.array(unassessedArb, { maxLength: 5 }),
     })
