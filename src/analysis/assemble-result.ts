@@ -74,6 +74,9 @@ function analysisErrors(clusters: readonly DiffedCluster[]): AnalysisError[] {
       producer: toRef(e.producer),
       ...(e.file !== undefined ? { file: e.file } : {}),
       message: e.message,
+      // The machine-readable cause, so that reports group errors without reading words.
+      ...(e.code !== undefined ? { code: e.code } : {}),
+      ...(e.offline !== undefined ? { offline: e.offline } : {}),
       cluster: c.name,
       side,
       introduced,

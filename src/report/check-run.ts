@@ -1,6 +1,7 @@
 /**
  * The check-run output for a PR's head commit: conclusion, title, summary (verdict and
- * findings), text (object diffs) and one annotation per finding with a source file.
+ * findings, what was not assessed, the errors that failed at base too folded last), text
+ * (object diffs) and one annotation per finding with a source file.
  */
 import { type AnalysisResult, type Level, levelRank } from '../model/index.js';
 import { gate, type FailOn } from '../risk/index.js';
@@ -9,6 +10,7 @@ import { displaySafe } from './display-text.js';
 import { groupChanges } from './group-changes.js';
 import { omissionFooter, renderMarkdownChanges, worstOmission } from './markdown-changes.js';
 import { minimalMarkdown } from './markdown.js';
+import { persistingSection } from './markdown-errors.js';
 import { renderMarkdownSummary } from './markdown-summary.js';
 import { levelLabel, resourceLabel } from './resource-label.js';
 
@@ -72,7 +74,8 @@ export function renderCheckRun(result: AnalysisResult, failOn: Level | 'never'):
     budget: max - link.length,
     listShare: 1 / 2,
   });
-  const summary = `${(summaryBody + link).trimEnd()}\n`;
+  const persisting = persistingSection(result, max - link.length - summaryBody.length);
+  const summary = `${(summaryBody + persisting + link).trimEnd()}\n`;
   const reserve = omissionFooter(worstOmission(groups), result.reportUrl).length;
   const changes = renderMarkdownChanges(groups, max - reserve);
   const text =

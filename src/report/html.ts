@@ -19,8 +19,8 @@ import { findingTargets, pageData } from './html-page-data.js';
 import { HTML_SCRIPT } from './html-script.js';
 import { HTML_STYLE } from './html-style.js';
 import { versionsSection } from './html-versions.js';
-import { unassessedRows, unassessedSide } from './markdown-summary.js';
 import { marksRoutine, producerLabel, resourceLabel } from './resource-label.js';
+import { unassessedRows, unassessedSide } from './unassessed-groups.js';
 
 function cspHash(source: string): string {
   return `'sha256-${createHash('sha256').update(source, 'utf8').digest('base64')}'`;

@@ -1,21 +1,24 @@
 /**
- * The top of the PR comment and the check-run summary: verdict, the producers the PR
- * changes that could not be assessed, findings, counts, image and chart changes and render
- * errors (those the PR neither broke nor fixed folded away), within a character budget. Unassessed producers and findings come before everything
- * else; the lists after them get a share of what is left and end with "… and N more".
+ * The top of the PR comment and the check-run summary: verdict, counts, findings, the
+ * producers the PR changes that could not be assessed (by cause), then the clusters, image
+ * and chart changes and the render errors the PR introduces or fixes, within a character
+ * budget. The verdict, findings and what was not assessed come first; the lists after them
+ * get a share of what is left and end with "… and N more". The errors the PR neither broke
+ * nor fixed are not here: the comment folds them after its diffs (markdown-errors.ts).
  */
 import {
   type AnalysisResult,
   type Finding,
   type Level,
   type RenderError,
-  type UnassessedProducer,
   levelRank,
   plural,
 } from '../model/index.js';
 import { clipText } from './clip-text.js';
 import { codeName, markdownLine, tableCode } from './escape-markdown.js';
-import { errorLine, persistingSection } from './markdown-errors.js';
+import { producerCount } from './error-causes.js';
+import { errorLine, memberList, memberName } from './markdown-errors.js';
+import { unassessedGroups, unassessedSide } from './unassessed-groups.js';
 import { changesByResource, findingResourceKey } from './group-changes.js';
 import {
   levelLabel,
@@ -29,6 +32,7 @@ import { RELEASES_SHOWN, chartMoves, imageMoves } from './version-changes.js';
 /** Bounds on single values, so one oversized string cannot crowd out the rest. */
 const MAX_HEADLINE = 1000;
 const MAX_CELL = 500;
+const MAX_CAUSE = 300;
 
 export interface MarkdownSummaryOptions {
   /** Characters the summary may take; only the verdict lines are kept whatever it is. */
@@ -63,43 +67,38 @@ function countsLine(result: AnalysisResult): string {
   );
 }
 
-/** An unassessed producer with its cluster, as every report lists them. */
-export interface UnassessedRow extends UnassessedProducer {
-  cluster: string;
-}
-
-export function unassessedRows(result: AnalysisResult): UnassessedRow[] {
-  return result.clusters.flatMap((c) =>
-    (c.unassessed ?? []).map((u) => ({ ...u, cluster: c.name })),
-  );
-}
-
-/** Where the producer could not be rendered, in words: `at head`, `at base and head`. */
-export function unassessedSide(side: UnassessedProducer['side']): string {
-  return side === 'both' ? 'at base and head' : `at ${side}`;
-}
-
 /**
- * Before the findings, whole as long as it fits: a reviewer must know what nothing looked
- * at before reading what was found.
+ * After the findings, grouped by cause, and said in words: the findings speak for what was
+ * rendered, this for what was not, so an empty findings list never reads as "nothing risky".
  */
 function unassessedSection(result: AnalysisResult, budget: number): string {
-  const rows = unassessedRows(result);
-  if (rows.length === 0) return '';
+  const groups = unassessedGroups(result);
+  if (groups.length === 0) return '';
   const multiCluster = result.clusters.length > 1;
-  const lines = rows.map((u) => {
-    const where = multiCluster ? ` in cluster ${codeName(u.cluster)}` : '';
+  const count = groups.reduce((n, g) => n + g.members.length, 0);
+  // One producer's own line says it all; many need saying before their causes.
+  const intro =
+    count === 1
+      ? ''
+      : `**${count}** producers the PR changes could not be rendered, so their changes were not assessed:\n\n`;
+  const lines = groups.map(({ cause, members }) => {
+    const [first] = members;
+    if (members.length === 1 && first) {
+      return (
+        `- ${memberName(first, multiCluster)}: could not be rendered ${unassessedSide(first.side)} ` +
+        `(${markdownLine(cause.label, MAX_CAUSE)}); its changes were not assessed\n`
+      );
+    }
+    const side = unassessedSide(first?.side ?? 'both');
     return (
-      `- ${codeName(producerLabel(u.producer))}${where}: could not be rendered ` +
-      `${unassessedSide(u.side)} (${markdownLine(u.reason)}); its changes were not assessed\n`
+      `- **${producerCount(members)}** could not be rendered ${side} ` +
+      `(${markdownLine(cause.label, MAX_CAUSE)}): ${memberList(members, multiCluster)}\n`
     );
   });
-  return listSection(
-    '#### Not assessed\n\n',
-    lines,
-    budget,
-    (n) => `- … and ${plural(n, 'more producer')} not assessed\n`,
-  );
+  return listSection(`#### Not assessed\n\n${intro}`, lines, budget, (n) => {
+    const producers = groups.slice(-n).reduce((sum, g) => sum + g.members.length, 0);
+    return `- … and ${plural(producers, 'more producer')} not assessed\n`;
+  });
 }
 
 interface FindingLine {
@@ -234,36 +233,75 @@ function errorRows(result: AnalysisResult, pick: (c: ResultCluster) => RenderErr
 
 type ResultCluster = AnalysisResult['clusters'][number];
 
+/** A part of the summary: its Markdown within `budget` characters, '' with nothing to say. */
+type SummarySection = (result: AnalysisResult, budget: number) => string;
+
+const moreRows = (noun: string) => (n: number) =>
+  `- … and ${plural(n, `more ${noun}`, `more ${noun}s`)}\n`;
+
+function clusterSection(result: AnalysisResult, budget: number): string {
+  return listSection(
+    '#### Clusters\n\n| Cluster | Added | Removed | Changed | Moved | Findings |\n' +
+      '| --- | ---: | ---: | ---: | ---: | ---: |\n',
+    clusterRows(result),
+    budget,
+    (n) => `| … and ${plural(n, 'more cluster')} | | | | | |\n`,
+  );
+}
+
+function imageSection(result: AnalysisResult, budget: number): string {
+  return listSection('#### Image changes\n\n', imageRows(result), budget, moreRows('image change'));
+}
+
+function chartSection(result: AnalysisResult, budget: number): string {
+  return listSection(
+    '#### Chart changes\n\n| Chart | From | To | Releases | Installed by |\n| --- | --- | --- | ---: | --- |\n',
+    chartRows(result),
+    budget,
+    (n) => `| … and ${plural(n, 'more chart change')} | | | | |\n`,
+  );
+}
+
+function introducedSection(result: AnalysisResult, budget: number): string {
+  const rows = errorRows(result, (c) => c.errorsIntroduced);
+  return listSection('#### Render errors introduced\n\n', rows, budget, moreRows('error'));
+}
+
+function fixedSection(result: AnalysisResult, budget: number): string {
+  const rows = errorRows(result, (c) => c.errorsFixed);
+  return listSection('#### Render errors fixed\n\n', rows, budget, moreRows('error'));
+}
+
+/**
+ * The lists after the findings and what was not assessed, in reading order; each may take
+ * `listShare` of what is left when its turn comes.
+ */
+const LIST_SECTIONS: readonly SummarySection[] = [
+  clusterSection,
+  imageSection,
+  chartSection,
+  introducedSection,
+  fixedSection,
+];
+
+/**
+ * Verdict and counts, findings, what was not assessed, then the lists. What was not
+ * assessed is measured before the findings (half of the budget at most) and shown after
+ * them, so that many findings cannot crowd it out.
+ */
 export function renderMarkdownSummary(
   result: AnalysisResult,
   opts: MarkdownSummaryOptions,
 ): string {
-  let text = markdownVerdict(result) + countsLine(result);
-  text += unassessedSection(result, Math.floor((opts.budget - text.length) / 2));
-  text += findingsSection(findingLines(result), opts.budget - text.length);
-  const share = () => Math.max(0, Math.floor((opts.budget - text.length) * opts.listShare));
-  const more = (noun: string) => (n: number) =>
-    `- … and ${plural(n, `more ${noun}`, `more ${noun}s`)}\n`;
-  const tableHeader =
-    '#### Clusters\n\n| Cluster | Added | Removed | Changed | Moved | Findings |\n' +
-    '| --- | ---: | ---: | ---: | ---: | ---: |\n';
-  text += listSection(
-    tableHeader,
-    clusterRows(result),
-    share(),
-    (n) => `| … and ${plural(n, 'more cluster')} | | | | | |\n`,
+  const head = markdownVerdict(result) + countsLine(result);
+  const notAssessed = unassessedSection(result, Math.floor((opts.budget - head.length) / 2));
+  const findings = findingsSection(
+    findingLines(result),
+    opts.budget - head.length - notAssessed.length,
   );
-  text += listSection('#### Image changes\n\n', imageRows(result), share(), more('image change'));
-  text += listSection(
-    '#### Chart changes\n\n| Chart | From | To | Releases | Installed by |\n| --- | --- | --- | ---: | --- |\n',
-    chartRows(result),
-    share(),
-    (n) => `| … and ${plural(n, 'more chart change')} | | | | |\n`,
-  );
-  const introduced = errorRows(result, (c) => c.errorsIntroduced);
-  const fixed = errorRows(result, (c) => c.errorsFixed);
-  text += listSection('#### Render errors introduced\n\n', introduced, share(), more('error'));
-  text += listSection('#### Render errors fixed\n\n', fixed, share(), more('error'));
-  text += persistingSection(result, share());
+  let text = head + findings + notAssessed;
+  for (const section of LIST_SECTIONS) {
+    text += section(result, Math.max(0, Math.floor((opts.budget - text.length) * opts.listShare)));
+  }
   return text;
 }

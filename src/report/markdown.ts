@@ -1,7 +1,8 @@
 /**
- * The sticky PR comment: verdict, findings, counts, images, charts, render errors, then the
- * object diffs riskiest first (the same change in many objects once), always within
- * GitHub's comment size limit.
+ * The sticky PR comment: verdict, findings, what was not assessed, counts, images, charts,
+ * the render errors the PR introduces or fixes, then the object diffs riskiest first (the
+ * same change in many objects once), and last, folded, the render errors the PR neither
+ * broke nor fixed; always within GitHub's comment size limit.
  */
 import type { AnalysisResult } from '../model/index.js';
 import { clipText, oneLine } from './clip-text.js';
@@ -9,6 +10,7 @@ import { displaySafe, displayText } from './display-text.js';
 import { escapeMarkdown } from './escape-markdown.js';
 import { groupChanges } from './group-changes.js';
 import { omissionFooter, renderMarkdownChanges, worstOmission } from './markdown-changes.js';
+import { persistingSection } from './markdown-errors.js';
 import { renderMarkdownSummary } from './markdown-summary.js';
 import { levelLabel } from './resource-label.js';
 
@@ -22,9 +24,10 @@ export interface MarkdownOptions {
 
 /**
  * Budget: the verdict and findings first (danger findings whole, others by count when
- * they alone overflow), then counts, images, charts and errors with a third of what is
- * left each, then diffs in risk order, with room kept for the footer saying what was left
- * out.
+ * they alone overflow), then what was not assessed, counts, images, charts and errors with
+ * a third of what is left each; the errors that failed at base too get a third of what is
+ * left after that, and the diffs the rest, in risk order, with room kept for the footer
+ * saying what was left out.
  */
 export function renderMarkdown(raw: AnalysisResult, opts: MarkdownOptions = {}): string {
   const result = displaySafe(raw);
@@ -32,9 +35,13 @@ export function renderMarkdown(raw: AnalysisResult, opts: MarkdownOptions = {}):
   const groups = groupChanges(result);
   const reserve = omissionFooter(worstOmission(groups), result.reportUrl).length;
   const summary = renderMarkdownSummary(result, { budget: max - reserve, listShare: 1 / 3 });
-  const changes = renderMarkdownChanges(groups, max - reserve - summary.length);
+  const persisting = persistingSection(
+    result,
+    Math.max(0, Math.floor((max - reserve - summary.length) / 3)),
+  );
+  const changes = renderMarkdownChanges(groups, max - reserve - summary.length - persisting.length);
   const footer = omissionFooter(changes.omitted, result.reportUrl);
-  const out = `${(summary + changes.text + footer).trimEnd()}\n`;
+  const out = `${(summary + changes.text + persisting + footer).trimEnd()}\n`;
   return out.length <= max ? out : minimalMarkdown(result, max);
 }
 

@@ -10,6 +10,7 @@ import {
   type ResourceChange,
   plural,
 } from '../model/index.js';
+import { clipText } from './clip-text.js';
 import { displayText as clean } from './display-text.js';
 import {
   type SameChangeGroup,
@@ -19,8 +20,8 @@ import {
   findingResourceKey,
   groupChanges,
 } from './group-changes.js';
-import { persistingErrors } from './markdown-errors.js';
-import { unassessedRows, unassessedSide } from './markdown-summary.js';
+import { type GroupMember, producerCount, someMembers } from './error-causes.js';
+import { persistingErrorList, persistingGroups } from './markdown-errors.js';
 import {
   levelLabel,
   marksRoutine,
@@ -29,7 +30,11 @@ import {
   sourceLocation,
 } from './resource-label.js';
 import { sameChangeTitle } from './same-change-title.js';
+import { unassessedGroups, unassessedSide } from './unassessed-groups.js';
 import { RELEASES_SHOWN, chartMoves, imageMoves } from './version-changes.js';
+
+/** A failing producer's message on one line of a list, bounded: the JSON keeps it whole. */
+const MAX_SAMPLE_MESSAGE = 300;
 
 export interface TextOptions {
   color: boolean;
@@ -106,17 +111,38 @@ function header(result: AnalysisResult, p: Palette): string[] {
   ];
 }
 
-/** First after the header: what nothing looked at comes before what was found. */
+/** A producer as a group names it, with its cluster when there are several. */
+function memberText(m: GroupMember, multiCluster: boolean): string {
+  const where = multiCluster ? ` in ${cleanLine(m.cluster)}` : '';
+  return `${cleanLine(producerLabel(m.producer))}${where}`;
+}
+
+/**
+ * After the findings, as in the PR comment: grouped by cause, and said in words, so that
+ * no finding list reads as "nothing risky" for what was not rendered.
+ */
 function unassessed(result: AnalysisResult, p: Palette): string[] {
-  const rows = unassessedRows(result);
-  if (rows.length === 0) return [];
+  const groups = unassessedGroups(result);
+  if (groups.length === 0) return [];
   const multiCluster = result.clusters.length > 1;
+  const count = groups.reduce((n, g) => n + g.members.length, 0);
   const lines = ['', p.bold(p.yellow('Not assessed'))];
-  for (const u of rows) {
-    const where = multiCluster ? ` in cluster ${cleanLine(u.cluster)}` : '';
+  if (count > 1) {
     lines.push(
-      `  ${p.bold(cleanLine(producerLabel(u.producer)))}${where}: could not be rendered ` +
-        `${unassessedSide(u.side)} (${cleanLine(u.reason)}); its changes were not assessed`,
+      `  ${count} producers the PR changes could not be rendered, so their changes were not assessed:`,
+    );
+  }
+  for (const { cause, members } of groups) {
+    const [first] = members;
+    if (!first) continue;
+    const side = unassessedSide(first.side);
+    const why = cleanLine(cause.label);
+    lines.push(
+      members.length === 1
+        ? `  ${p.bold(memberText(first, multiCluster))}: could not be rendered ${side} (${why}); ` +
+            'its changes were not assessed'
+        : `  ${p.bold(producerCount(members))} could not be rendered ${side} (${why}): ` +
+            someMembers(members, (m) => memberText(m, multiCluster)),
     );
   }
   return lines;
@@ -183,10 +209,23 @@ function errors(result: AnalysisResult, p: Palette): string[] {
   const lines: string[] = [];
   if (introduced.length) lines.push('', p.bold(p.red('Render errors introduced')), ...introduced);
   if (fixed.length) lines.push('', p.bold(p.green('Render errors fixed')), ...fixed);
-  // As in the PR comment: a producer failing on both sides hides its changes; say how many.
-  const persisting = persistingErrors(result);
+  // As in the PR comment: a producer failing on both sides hides its changes; say how many,
+  // and why, one line per cause.
+  const persisting = persistingErrorList(result).length;
   if (persisting > 0) {
-    lines.push('', p.dim(`${plural(persisting, 'render error')} at head also failed at base.`));
+    lines.push('', p.dim(`${plural(persisting, 'render error')} at head also failed at base:`));
+    for (const { cause, members } of persistingGroups(result)) {
+      const [first] = members;
+      if (!first) continue;
+      const names = someMembers(members, (m) => memberText(m, multiCluster));
+      lines.push(
+        p.dim(
+          members.length === 1
+            ? `  ${names}: ${clipText(cleanLine(first.message), MAX_SAMPLE_MESSAGE)}`
+            : `  ${producerCount(members)}: ${cleanLine(cause.label)}: ${names}`,
+        ),
+      );
+    }
   }
   return lines;
 }
@@ -271,8 +310,8 @@ export function renderText(result: AnalysisResult, opts: TextOptions): string {
   const p = opts.color ? COLOR : PLAIN;
   const lines = [
     ...header(result, p),
-    ...unassessed(result, p),
     ...findings(result, p),
+    ...unassessed(result, p),
     ...images(result, p),
     ...charts(result, p),
     ...errors(result, p),

@@ -2,7 +2,8 @@
  * fast-check generator of whole analyses at realistic and hostile sizes: up to thousands
  * of changes with diffs of thousands of lines, long messages, and names full of Markdown
  * metacharacters. Big lists are built from a few generated templates so that generating
- * a run stays cheap while the renderers still see every size.
+ * a run stays cheap while the renderers still see every size; render errors that fail at
+ * both revisions come the same way, a few causes in up to thousands of producers.
  */
 import fc from 'fast-check';
 import type { AnalysisResult } from '../../../src/model/analysis.js';
@@ -105,6 +106,26 @@ const errorArb: fc.Arbitrary<RenderError> = fc.record({
   message: fc.oneof(messageArb(40), fc.string({ maxLength: 3000 })),
 });
 
+/** A render error with or without a code, as a producer failing at both revisions has it. */
+const codedErrorArb: fc.Arbitrary<RenderError> = fc
+  .record({
+    error: errorArb,
+    code: fc.option(fc.constantFrom('chart-unavailable' as const, 'remote-base-refused' as const), {
+      nil: undefined,
+    }),
+    host: nameArb,
+  })
+  .map(({ error, code, host }) =>
+    code === undefined
+      ? error
+      : { ...error, code, message: `${error.message} oci://${host}/charts/x` },
+  );
+
+const unassessedArb = fc.record({
+  side: fc.constantFrom('base' as const, 'head' as const, 'both' as const),
+  reason: fc.constantFrom('chart unavailable', 'render error', 'source not mapped (--source)'),
+});
+
 const imageArb: fc.Arbitrary<ImageChange> = fc
   .record({
     repository: nameArb,
@@ -154,6 +175,12 @@ export function analysisArb(shape: AnalysisShape): fc.Arbitrary<AnalysisResult> 
       charts: fc.array(chartArb, { maxLength: 100, size: 'max' }),
       introduced: fc.array(errorArb, { maxLength: 30 }),
       fixed: fc.array(errorArb, { maxLength: 30 }),
+      // Templates, each failing in many producers: the folded lists at every size.
+      persisting: fc.array(
+        fc.record({ error: codedErrorArb, copies: fc.integer({ min: 1, max: 80 }) }),
+        { maxLength: 12 },
+      ),
+      unassessed: fc.array(unassessedArb, { maxLength: 5 }),
     })
     .chain((base) =>
       fc.record({
@@ -197,6 +224,22 @@ export function analysisArb(shape: AnalysisShape): fc.Arbitrary<AnalysisResult> 
           resource: { kind: target.kind, namespace: 'apps', name: target.name },
         };
       });
+      const cluster = base.clusters[0]!;
+      const persisting = base.persisting.flatMap(({ error, copies }, t) =>
+        Array.from({ length: copies }, (_, i) => ({
+          ...error,
+          producer: { ...error.producer, name: `${error.producer.name}-${t}-${i}` },
+        })),
+      );
+      const errors = persisting.flatMap((error) =>
+        (['base', 'head'] as const).map((side) => ({ ...error, cluster, side, introduced: false })),
+      );
+      // Every failing producer is one the PR changes when the run has unassessed templates.
+      const unassessed = base.unassessed.flatMap((template, t) =>
+        persisting
+          .filter((_, i) => i % base.unassessed.length === t)
+          .map((error) => ({ producer: error.producer, ...template })),
+      );
       const clusters = base.clusters.map((name, i) =>
         clusterSummary({
           name,
@@ -205,9 +248,10 @@ export function analysisArb(shape: AnalysisShape): fc.Arbitrary<AnalysisResult> 
           charts: i === 0 ? base.charts : [],
           errorsIntroduced: i === 0 ? base.introduced : [],
           errorsFixed: i === 0 ? base.fixed : [],
+          unassessed: i === 0 ? unassessed : [],
         }),
       );
-      const result = analysis({ changes, findings, clusters });
+      const result = analysis({ changes, findings, clusters, errors });
       result.verdict.headline = base.headline;
       if (base.reportUrl !== undefined) result.reportUrl = base.reportUrl;
       return result;

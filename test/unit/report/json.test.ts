@@ -1,10 +1,11 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { AnalysisResult, ClusterSummary } from '../../../src/model/analysis.js';
 import type { ResourceChange } from '../../../src/model/change.js';
-import type { Manifest, ProducerRef } from '../../../src/model/render.js';
+import { RENDER_ERROR_CODES, type Manifest, type ProducerRef } from '../../../src/model/render.js';
 import type { Finding } from '../../../src/model/finding.js';
 import { renderJson } from '../../../src/report/json.js';
-import { expectValidAnalysis } from '../../support/analysis-schema.js';
+import { analysisSchemaPath, expectValidAnalysis } from '../../support/analysis-schema.js';
 
 const apps: ProducerRef = { kind: 'Kustomization', namespace: 'flux-system', name: 'apps' };
 const infra: ProducerRef = { kind: 'Kustomization', namespace: 'flux-system', name: 'infra' };
@@ -219,11 +220,24 @@ const withError: AnalysisResult = {
   ],
   reportUrl: 'https://fluxlens.example/reports/42',
 };
+const withUnavailableChart: AnalysisResult = {
+  ...everyStatus,
+  errors: (['base', 'head'] as const).map((side) => ({
+    cluster: 'home',
+    side,
+    introduced: false,
+    producer: { kind: 'HelmRelease', namespace: 'apps', name: 'web' },
+    message: "chart unavailable: chart 'web' is not in the cache (offline)",
+    code: 'chart-unavailable',
+    offline: true,
+  })),
+};
 
 describe('AnalysisResult schema', () => {
   it.each([
     ['an added, a removed, a changed and a moved object with a finding', everyStatus],
     ['a render error introduced at head and a report URL', withError],
+    ['render errors with their cause code, of an offline render', withUnavailableChart],
     ['a changed Secret whose values are redaction markers', analysis([secretChange])],
     [
       'two clusters with findings in both',
@@ -298,10 +312,24 @@ describe('AnalysisResult schema', () => {
       /\/changes\/2\/new\/data\/password/,
     ],
     ['a negative count', (r) => (at(r, 'summary')['added'] = -1), /\/summary\/added/],
+    [
+      'a render error code the renderer never gives',
+      (r) => (r['errors'] = [{ ...at(withUnavailableChart, 'errors', 0), code: 'network' }]),
+      /\/errors\/0\/code/,
+    ],
   ])('rejects %s', (_name, mutate, message) => {
     const broken = json();
     mutate(broken);
     expect(() => expectValidAnalysis(broken)).toThrow(message);
+  });
+});
+
+describe('render error codes', () => {
+  it('are the same in the schema as in the model', () => {
+    const schema = JSON.parse(readFileSync(analysisSchemaPath, 'utf8')) as {
+      $defs: { analysisError: { properties: { code: { enum: string[] } } } };
+    };
+    expect(schema.$defs.analysisError.properties.code.enum).toEqual([...RENDER_ERROR_CODES]);
   });
 });
 

@@ -167,7 +167,7 @@ describe('the same change in many objects', () => {
 describe('render errors in the reports', () => {
   const error = (producer: string, side: 'base' | 'head', introduced = false): AnalysisError => ({
     producer: kustomization(producer),
-    message: `${producer} does not build`,
+    message: producer === 'alone' ? 'kustomization.yaml is missing' : `${producer} does not build`,
     cluster: 'default',
     side,
     introduced,
@@ -203,7 +203,7 @@ describe('render errors in the reports', () => {
     expect(markdown).toContain(
       '<details><summary>2 render errors at head also failed at base</summary>\n\n' +
         '- `Kustomization/flux-system/touched`: touched does not build\n' +
-        '- `Kustomization/flux-system/alone`: alone does not build\n\n</details>',
+        '- `Kustomization/flux-system/alone`: kustomization.yaml is missing\n\n</details>',
     );
   });
 });

@@ -1,4 +1,8 @@
-/** Every report puts the producers that were not assessed first, and the check run is not green. */
+/**
+ * Every report lists the producers that were not assessed, saying so in words: the PR
+ * comment and the terminal after the findings (what was found first, then what nothing
+ * looked at), the HTML page first; and the check run is not green.
+ */
 import { describe, expect, it } from 'vitest';
 import { renderCheckRun } from '../../../src/report/check-run.js';
 import { renderHtml } from '../../../src/report/html.js';
@@ -31,14 +35,14 @@ describe('a result with a producer that was not assessed', () => {
     [
       'Markdown',
       (r: ReturnType<typeof notAssessed>) => renderMarkdown(r),
-      'Not assessed',
-      'Findings',
+      '#### Findings',
+      '#### Not assessed',
     ],
     [
       'text',
       (r: ReturnType<typeof notAssessed>) => renderText(r, { color: false }),
-      'Not assessed',
       'Findings',
+      'Not assessed',
     ],
     [
       'HTML',
@@ -46,9 +50,10 @@ describe('a result with a producer that was not assessed', () => {
       'Not assessed (1)',
       'Findings (',
     ],
-  ])('lists it in %s before the findings', (_format, render, first, then) => {
+  ])('lists it in %s, %s before %s', (_format, render, first, then) => {
     const text = render(notAssessed());
     expect(text).toContain('HelmRelease/apps/runner');
+    expect(text).toMatch(/its changes were not assessed/);
     expect(text.indexOf(first)).toBeGreaterThan(-1);
     expect(text.indexOf(first)).toBeLessThan(text.indexOf(then));
   });

@@ -57,6 +57,8 @@ describe('render errors that fail at base and head', () => {
     expect(renderMarkdown(failing)).toContain(
       `<details><summary>${sentence}</summary>\n\n- \`HelmRelease/apps/web\`: chart unavailable\n`,
     );
-    expect(renderText(failing, { color: false })).toContain(`${sentence}.`);
+    expect(renderText(failing, { color: false })).toContain(
+      `${sentence}:\n  HelmRelease/apps/web: chart unavailable\n`,
+    );
   });
 });
