@@ -1,9 +1,10 @@
 /**
  * Supply chain: what code the cluster runs. Major version jumps of charts and images,
- * and image references that do not pin what they run.
+ * chart versions and image references that do not pin what they run, and the images of
+ * releases whose chart could not be rendered, read from their values (values-images.ts).
  */
 import semver from 'semver';
-import { type ChartSlot, type ImageRef, chartSlots, parseImage } from '../../diff/index.js';
+import { type ChartSlot, chartSlots, parseImage } from '../../diff/index.js';
 import {
   type Manifest,
   type ResourceChange,
@@ -28,36 +29,16 @@ import {
   producerSubject,
   rawPair,
   strAt,
+  breakingWords,
+  seriesChanged,
+  seriesOf,
+  seriesOfVersion,
+  writtenRepository,
 } from '../kit/index.js';
 
+import { VALUES_IMAGE_RULES, valuesImageChanges } from './values-images.js';
+
 const CHART_LABEL = 'helm.sh/chart';
-
-/**
- * The series within which a version-looking string (`v1.2.3`, `1.25-alpine`, `0.15.2`)
- * stays compatible, as semver reads it: the major version (`1`), or under major version
- * zero, where a minor release may break anything, `0.` and the minor (`0.15`); undefined
- * for what is not a version.
- */
-export function seriesOf(version: string | undefined): string | undefined {
-  if (!version || !/^v?\d+(\.\d+)*([-+._].*)?$/.test(version)) return undefined;
-  return seriesOfVersion(semver.coerce(version));
-}
-
-function seriesOfVersion(version: semver.SemVer | null | undefined): string | undefined {
-  if (!version) return undefined;
-  return version.major > 0 ? String(version.major) : `0.${version.minor}`;
-}
-
-/**
- * The repository as the manifest spells it (`nginx`, not parseImage's
- * `docker.io/library/nginx`): messages name what the author wrote.
- */
-function writtenRepository(image: string, ref: ImageRef): string {
-  let name = image.trim();
-  if (ref.digest !== undefined) name = name.slice(0, name.length - ref.digest.length - 1);
-  if (ref.tag !== undefined) name = name.slice(0, name.length - ref.tag.length - 1);
-  return name;
-}
 
 interface Bump {
   key: string;
@@ -80,24 +61,6 @@ interface Slots {
 function fromTo(from: string, to: string, was?: ChartSlot, is?: ChartSlot): string {
   if (!was || !is || was.source === is.source) return `from ${from} to ${to}`;
   return `from ${from} (${was.source}) to ${to} (${is.source})`;
-}
-
-/** Whether two versions are in different compatible series (seriesOf): a breaking move. */
-function seriesChanged(
-  from: string | undefined,
-  to: string | undefined,
-  series: (version: string | undefined) => string | undefined = seriesOf,
-): boolean {
-  const a = series(from);
-  const b = series(to);
-  return a !== undefined && b !== undefined && a !== b;
-}
-
-/** `a new major version`, or for a move within major version zero what semver says of it. */
-function breakingWords(to: string | undefined, series = seriesOf): string {
-  return series(to)?.startsWith('0.')
-    ? 'a new 0.x minor version, which semver lets break anything'
-    : 'a new major version';
 }
 
 /**
@@ -351,7 +314,7 @@ function check(ctx: RiskContext): Draft[] {
     subject: bump.subject,
     message: `${describe(bump.subject.resource)} moves ${bump.what}, ${bump.breaking}: expect breaking changes in values and in what it deploys.`,
   }));
-  drafts.push(...unpinnedCharts(ctx, slots));
+  drafts.push(...unpinnedCharts(ctx, slots), ...valuesImageChanges(ctx));
   for (const change of ctx.diff.changes) {
     if (change.status === 'removed') continue;
     drafts.push(...imageBumps(ctx, change));
@@ -388,7 +351,7 @@ export const supplyChain: RuleFamily = {
       id: 'image-major-bump',
       level: 'caution',
       description:
-        'A container image of the same repository whose tag moves to a new major version (or a new minor under major version zero).',
+        'A container image of the same repository whose tag moves to a new major version (or a new minor under major version zero); for a HelmRelease whose chart could not be rendered, an image in its values.',
       headline: 'Moves {resource} to a new major image version',
     },
     {
@@ -397,6 +360,7 @@ export const supplyChain: RuleFamily = {
       description: 'A new image reference with no digest, or with the latest tag (or no tag).',
       headline: 'Runs an unpinned image in {resource}',
     },
+    ...VALUES_IMAGE_RULES,
   ],
   check,
 };

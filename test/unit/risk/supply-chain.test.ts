@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { seriesOf } from '../../../src/risk/rules/supply-chain.js';
+import { seriesOf } from '../../../src/risk/kit/versions.js';
 import {
   PODINFO,
   container,
