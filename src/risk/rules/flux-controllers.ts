@@ -78,21 +78,24 @@ function controllerFlags(manifest: Manifest | undefined): Map<string, string> {
 }
 
 /**
- * The `--default-service-account` a controller runs with at head, where its Deployment is
- * rendered: what a Flux object without serviceAccountName applies as.
+ * What a Flux object without serviceAccountName applies as, by the controller's Deployment
+ * at head: its `--default-service-account`, or (`own`) the controller's own account when it
+ * runs without one; undefined when the Deployment is not rendered, so it is not known.
  */
 export function defaultServiceAccount(
   ctx: RiskContext,
   controller: 'kustomize-controller' | 'helm-controller',
-): string | undefined {
+): { account: string } | 'own' | undefined {
+  let rendered = false;
   for (const list of ctx.head.objects.values()) {
     for (const { manifest } of list) {
       if (fluxController(manifest) !== controller) continue;
+      rendered = true;
       const account = controllerFlags(manifest).get('--default-service-account');
-      if (account) return account;
+      if (account) return { account };
     }
   }
-  return undefined;
+  return rendered ? 'own' : undefined;
 }
 
 const isOn = (value: string | undefined) => value !== undefined && value !== 'false';

@@ -85,9 +85,18 @@ function clusterAdmins(ctx: RiskContext): Map<string, string> {
 function adminBecause(ctx: RiskContext, account: string, controller: string): string | undefined {
   const binding = clusterAdmins(ctx).get(account);
   if (binding) return `${binding} binds it to cluster-admin`;
-  return account.endsWith(`/${controller}`) ? `it is ${controller}'s own account` : undefined;
+  return account.endsWith(`/${controller}`)
+    ? `that is ${controller}'s own account, cluster-admin in a default Flux install`
+    : undefined;
 }
 
+/**
+ * A change of the account a producer applies as. Escalated: dropped while the controller
+ * would apply as itself (cluster-admin in a default install; unless its rendered Deployment
+ * sets --default-service-account), or set to an account bound to cluster-admin that it did
+ * not already apply with (it did when it had none and the controller renders without a
+ * default account).
+ */
 function impersonation(ctx: RiskContext, change: ResourceChange, pair: Pair): Draft[] {
   const kind = isKind(change, 'HelmRelease') ? 'HelmRelease' : 'Kustomization';
   const controller = CONTROLLER[kind];
@@ -97,37 +106,43 @@ function impersonation(ctx: RiskContext, change: ResourceChange, pair: Pair): Dr
   const subject = changeSubject(change);
   const what = describe(subject.resource);
   const namespace = change.namespace ?? 'default';
-  const before = was ? `service account ${namespace}/${was}` : `${controller}'s default account`;
+  const fallback = defaultServiceAccount(ctx, controller);
+  const byDefault =
+    fallback === 'own'
+      ? `${controller}'s own account`
+      : fallback
+        ? `service account ${namespace}/${fallback.account} (${controller}'s --default-service-account)`
+        : `the account ${controller} applies with when none is named (its own, unless it runs with --default-service-account)`;
+  const before = was ? `service account ${namespace}/${was}` : byDefault;
+  const draft = (escalated: boolean, message: string): Draft[] => [
+    {
+      rule: escalated ? 'flux-impersonation-escalated' : 'flux-impersonation-changed',
+      subject,
+      message: `${what} ${message}`,
+    },
+  ];
+  const anything = 'everything under it may create and delete anything in the cluster';
   if (is === undefined) {
-    const fallback = defaultServiceAccount(ctx, controller);
-    if (fallback) {
-      return [
-        {
-          rule: 'flux-impersonation-changed',
-          subject,
-          message: `${what} stops applying as ${before}: ${controller} runs with --default-service-account=${fallback}, so it applies as ${namespace}/${fallback} instead.`,
-        },
-      ];
+    if (fallback && fallback !== 'own') {
+      return draft(false, `stops applying as ${before}: it applies as ${byDefault} instead.`);
     }
-    return [
-      {
-        rule: 'flux-impersonation-escalated',
-        subject,
-        message: `${what} stops applying as ${before}: ${controller} applies it as its own service account, cluster-admin in a default Flux install, so everything under it may create and delete anything in the cluster.`,
-      },
-    ];
+    return draft(
+      true,
+      `stops applying as ${before}: ${controller} applies it as its own service account, cluster-admin in a default Flux install, so ${anything}.`,
+    );
   }
   const account = `${namespace}/${is}`;
   const admin = adminBecause(ctx, account, controller);
-  return [
-    {
-      rule: admin ? 'flux-impersonation-escalated' : 'flux-impersonation-changed',
-      subject,
-      message: admin
-        ? `${what} applies as service account ${account} instead of ${before}, and ${admin}: everything under it may create and delete anything in the cluster.`
-        : `${what} applies as service account ${account} instead of ${before}: what it may create, change and delete is now what that account may do.`,
-    },
-  ];
+  if (admin && !(was === undefined && fallback === 'own')) {
+    return draft(
+      true,
+      `applies as service account ${account} instead of ${before}: ${admin}, so ${anything}.`,
+    );
+  }
+  return draft(
+    false,
+    `applies as service account ${account} instead of ${before}: what it may create, change and delete is now what that account may do.`,
+  );
 }
 
 interface Pair {

@@ -161,6 +161,28 @@ describe('Kustomization specs and controller flags', () => {
       ['flux-impersonation-escalated'],
     ],
     [
+      "flags the controller's own account named under the multi-tenancy lockdown",
+      scenario(
+        [clusterApps(), controller('kustomize-controller', [...BASE_ARGS, ...LOCKDOWN])],
+        [
+          clusterApps({ serviceAccountName: 'kustomize-controller' }),
+          controller('kustomize-controller', [...BASE_ARGS, ...LOCKDOWN]),
+        ],
+      ),
+      ['flux-impersonation-escalated'],
+    ],
+    [
+      "marks the controller's own account named for a look when it applied as it already",
+      scenario(
+        [clusterApps(), controller('kustomize-controller', BASE_ARGS)],
+        [
+          clusterApps({ serviceAccountName: 'kustomize-controller' }),
+          controller('kustomize-controller', BASE_ARGS),
+        ],
+      ),
+      ['flux-impersonation-changed'],
+    ],
+    [
       'marks a tenant moved to another account for a look',
       scenario([tenant()], [tenant({ serviceAccountName: 'dev-team-deployer' })]),
       ['flux-impersonation-changed'],
@@ -358,7 +380,7 @@ describe('Kustomization specs and controller flags', () => {
       'flux-impersonation-escalated',
     );
     expect(finding?.message).toContain(
-      "applies as service account apps/platform-admin instead of kustomize-controller's default account, and ClusterRoleBinding cluster-reconciler-flux-system binds it to cluster-admin",
+      'applies as service account apps/platform-admin instead of the account kustomize-controller applies with when none is named (its own, unless it runs with --default-service-account): ClusterRoleBinding cluster-reconciler-flux-system binds it to cluster-admin',
     );
   });
 
