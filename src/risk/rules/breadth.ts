@@ -27,6 +27,7 @@ import {
   type RuleFamily,
   at,
   deepEqual,
+  isKind,
   manifestIs,
   podSpecs,
   rawPair,
@@ -46,9 +47,12 @@ function podTemplates(manifest: Manifest | undefined): unknown[] {
   return podSpecs(manifest).map((view) => view.spec);
 }
 
-/** A change of an existing object that restarts no pods and feeds no Flux object. */
+/**
+ * A change of an existing object that restarts no pods and feeds no Flux object. Never a
+ * Secret: its diff is redacted, so two Secrets given different values look the same.
+ */
 function isBenign(ctx: RiskContext, change: ResourceChange): boolean {
-  if (change.status !== 'changed') return false;
+  if (change.status !== 'changed' || isKind(change, 'Secret')) return false;
   if (apiGroup(change.apiVersion).endsWith('.toolkit.fluxcd.io')) return false;
   const { base, head } = rawPair(ctx, change);
   return deepEqual(podTemplates(base), podTemplates(head));

@@ -126,6 +126,16 @@ describe('wide-change and the same change in many apps', () => {
     ]);
   });
 
+  it('flags 23 Secrets given new values, though their redacted diffs look the same', () => {
+    const secret = (token: string) => (app: string) =>
+      obj('v1', 'Secret', `${app}-volsync-secret`, 'default', {
+        stringData: { RESTIC_PASSWORD: `${token}-${app}` },
+      });
+    expect(wide(secret('old'), secret('new'))).toEqual([
+      expect.stringContaining('23 objects across 23 producers'),
+    ]);
+  });
+
   it('flags the same object added to 23 apps', () => {
     const none = (app: string) => obj('v1', 'ConfigMap', `${app}-placeholder`, 'default');
     expect(wide(none, weekly)).toEqual([expect.stringContaining('across 23 producers')]);
