@@ -99,7 +99,7 @@ function gatewayListeners(manifest: Manifest | undefined): Listener[] {
       const protocol = strAt(listener, 'protocol') ?? '';
       return {
         name: strAt(listener, 'name') ?? `#${index}`,
-        endpoint: `port ${String(port)} (${protocol}${hostname ? `, ${hostname}` : ''})`,
+        endpoint: `port ${String(port ?? '?')} (${protocol}${hostname ? `, ${hostname}` : ''})`,
         from: strAt(listener, 'allowedRoutes', 'namespaces', 'from') ?? 'Same',
       };
     });
