@@ -217,6 +217,18 @@ describe('Kustomization specs and controller flags', () => {
       [],
     ],
     [
+      'flags decryption removed from a Kustomization that did not render, so what it applies is unknown',
+      {
+        ...scenario([clusterApps({ decryption: DECRYPTION })], [clusterApps()]),
+        baseProducers: [...DEFAULT_PRODUCERS, producer(TENANT)],
+        headProducers: [
+          ...DEFAULT_PRODUCERS,
+          producer(CLUSTER_APPS, { definedIn: { parent: ROOT }, error: 'kustomize build failed' }),
+        ],
+      },
+      ['flux-decryption-removed'],
+    ],
+    [
       'stays quiet when decryption changes its key',
       scenario(
         [clusterApps({ decryption: DECRYPTION }), encryptedSecret],
