@@ -28,6 +28,12 @@ export interface Finding {
   message: string;
   file?: string;
   line?: number;
+  /**
+   * What the rule read when it was not the rendered objects: `values`, a HelmRelease's own
+   * spec.values, because its chart could not be rendered (the finding is "from values, not
+   * rendered": what the chart makes of them is not known). Absent for the rendered objects.
+   */
+  basis?: 'values';
 }
 
 export interface Verdict {

@@ -15,4 +15,5 @@ export { keyPath, listKey, listSegments, pairListItems, type ItemPair } from './
 export { stringifyManifest, stringifyStream } from './manifest-text.js';
 export { isOwnerName, isRepositoryName, repositoryKey } from './repository-name.js';
 export { repositoryPath } from './repository-path.js';
+export { sameChangeKeys } from './same-change-keys.js';
 export { plural } from './words.js';

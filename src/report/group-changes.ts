@@ -14,8 +14,8 @@ import {
   levelRank,
   maxLevel,
   producerKey,
+  sameChangeKeys,
 } from '../model/index.js';
-import { sameChangeKeys } from './same-changes.js';
 
 export interface ProducerGroup {
   producer: ProducerRef;

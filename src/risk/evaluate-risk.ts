@@ -5,6 +5,7 @@ import { type Draft, riskContext } from './kit/index.js';
 import type { Policy } from '../policy/index.js';
 import { FAMILIES, ruleById } from './registry.js';
 import { sortFindings } from './sort-findings.js';
+import { unassessedProducers } from './unassessed-producers.js';
 
 export interface RiskInput {
   clusters: Array<{
@@ -24,13 +25,14 @@ function toFinding(cluster: string, draft: Draft, policy: Policy): Finding | und
   if (producer) finding.producer = toRef(producer);
   if (file) finding.file = file;
   if (file && line !== undefined) finding.line = line;
+  if (draft.basis) finding.basis = draft.basis;
   return isIgnored(finding, policy.ignores) ? undefined : finding;
 }
 
 export function evaluateRisk(input: RiskInput): Finding[] {
   const findings = new Map<string, Finding>();
   for (const cluster of input.clusters) {
-    const ctx = riskContext(cluster, input.policy);
+    const ctx = riskContext(cluster, input.policy, unassessedProducers(cluster));
     for (const family of FAMILIES) {
       for (const draft of family.check(ctx)) {
         const finding = toFinding(cluster.name, draft, input.policy);

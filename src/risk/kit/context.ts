@@ -10,6 +10,7 @@ import {
   type RenderedCluster,
   type RenderedObject,
   type ResourceChange,
+  type UnassessedProducer,
   objectId,
   producerKey,
 } from '../../model/index.js';
@@ -29,6 +30,8 @@ export interface RiskContext {
   base: RevisionView;
   head: RevisionView;
   policy: Policy;
+  /** producerKey -> the changed producers nothing could render (unassessedProducers). */
+  unassessed: ReadonlyMap<string, UnassessedProducer>;
 }
 
 export interface ClusterInput {
@@ -50,13 +53,18 @@ function view(cluster: RenderedCluster): RevisionView {
   return { cluster, objects, producers };
 }
 
-export function riskContext(input: ClusterInput, policy: Policy): RiskContext {
+export function riskContext(
+  input: ClusterInput,
+  policy: Policy,
+  unassessed: readonly UnassessedProducer[] = [],
+): RiskContext {
   return {
     cluster: input.name,
     diff: input.diff,
     base: view(input.base),
     head: view(input.head),
     policy,
+    unassessed: new Map(unassessed.map((u) => [producerKey(u.producer), u])),
   };
 }
 

@@ -29,6 +29,13 @@ export { parseQuantity } from './quantity.js';
 export { type Fate, PRUNE_ANNOTATION, removalFate } from './removal.js';
 export { type Draft, type RuleFamily, type RuleInfo } from './rule.js';
 export {
+  breakingWords,
+  seriesChanged,
+  seriesOf,
+  seriesOfVersion,
+  writtenRepository,
+} from './versions.js';
+export {
   CLUSTER_KIND,
   type Subject,
   changeSubject,

@@ -70,6 +70,7 @@ export const KIND_GROUPS = {
   ClusterRoleBinding: 'rbac.authorization.k8s.io',
   Role: 'rbac.authorization.k8s.io',
   RoleBinding: 'rbac.authorization.k8s.io',
+  Gateway: 'gateway.networking.k8s.io',
   GRPCRoute: 'gateway.networking.k8s.io',
   HTTPRoute: 'gateway.networking.k8s.io',
   TCPRoute: 'gateway.networking.k8s.io',

@@ -18,6 +18,8 @@ export interface Draft {
   rule: string;
   subject: Subject;
   message: string;
+  /** Finding.basis: set when the rule read a HelmRelease's values instead of its render. */
+  basis?: 'values';
 }
 
 export interface RuleFamily {

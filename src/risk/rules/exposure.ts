@@ -1,19 +1,23 @@
 /**
  * Exposure: traffic from outside the cluster. Services that open node ports or load
- * balancers, and routes or ingresses moved onto a public gateway or class.
+ * balancers, routes or ingresses moved onto a public gateway or class, and Gateway
+ * listeners that let routes of more namespaces attach to them.
  */
-import { isRecord, objectMeta, type Manifest } from '../../model/index.js';
+import { isRecord, objectMeta, type Manifest, type ResourceChange } from '../../model/index.js';
 import {
   type Draft,
   type Fact,
   type RiskContext,
   type RuleFamily,
+  at,
   changeSubject,
   describe,
   introducedBy,
   isKind,
   listAt,
   listSome,
+  manifestIs,
+  rawPair,
   strAt,
 } from '../kit/index.js';
 
@@ -68,6 +72,80 @@ function publicEntrances(policy: RiskContext['policy']) {
   };
 }
 
+/**
+ * Which namespaces may attach routes to a listener (allowedRoutes.namespaces.from), widest
+ * last; absent means Same, as the Gateway API defaults it.
+ */
+const ROUTE_NAMESPACES: Record<string, { rank: number; words: string }> = {
+  Same: { rank: 0, words: "the Gateway's own namespace" },
+  Selector: { rank: 1, words: 'namespaces matching a selector' },
+  All: { rank: 2, words: 'all namespaces' },
+};
+
+interface Listener {
+  name: string;
+  /** `port 22 (TCP)`, `port 443 (HTTPS, *.example.com)`: where traffic comes in. */
+  endpoint: string;
+  from: string;
+}
+
+function gatewayListeners(manifest: Manifest | undefined): Listener[] {
+  if (!manifest || !manifestIs(manifest, 'Gateway')) return [];
+  return listAt(manifest, 'spec', 'listeners')
+    .filter(isRecord)
+    .map((listener, index) => {
+      const port = at(listener, 'port');
+      const hostname = strAt(listener, 'hostname');
+      const protocol = strAt(listener, 'protocol') ?? '';
+      return {
+        name: strAt(listener, 'name') ?? `#${index}`,
+        endpoint: `port ${String(port ?? '?')} (${protocol}${hostname ? `, ${hostname}` : ''})`,
+        from: strAt(listener, 'allowedRoutes', 'namespaces', 'from') ?? 'Same',
+      };
+    });
+}
+
+const rankOf = (from: string): number => ROUTE_NAMESPACES[from]?.rank ?? 0;
+const wordsOf = (from: string): string => ROUTE_NAMESPACES[from]?.words ?? from;
+
+/**
+ * Listeners that admit routes from more namespaces than before: a listener (new, or on
+ * another port, protocol or hostname) open to all namespaces, or one whose allowedRoutes
+ * widen (Same to Selector or All, Selector to All). A listener is matched across revisions
+ * by name, else by where traffic comes in, so a rename alone opens nothing.
+ */
+function listenerDrafts(ctx: RiskContext, change: ResourceChange): Draft[] {
+  const { base, head } = rawPair(ctx, change);
+  const before = gatewayListeners(base);
+  const subject = changeSubject(change);
+  const publicGateway =
+    isPublic(change.name, ctx.policy) ||
+    (!!change.namespace && isPublic(change.namespace, ctx.policy));
+  const reach = publicGateway ? ', and with it traffic from the internet' : '';
+  const gateway = `${describe(subject.resource)}${publicGateway ? ' (public)' : ''}`;
+  const drafts: Draft[] = [];
+  for (const listener of gatewayListeners(head)) {
+    const was =
+      before.find((l) => l.name === listener.name) ??
+      before.find((l) => l.endpoint === listener.endpoint);
+    const label = `listener ${listener.name} on ${listener.endpoint}`;
+    if (was && rankOf(listener.from) > rankOf(was.from)) {
+      drafts.push({
+        rule: 'gateway-routes-widened',
+        subject,
+        message: `${gateway}: ${label} admits routes from ${wordsOf(listener.from)} instead of ${wordsOf(was.from)}: routes in more namespaces can attach to it and take its traffic${reach}.`,
+      });
+    } else if (listener.from === 'All' && was?.endpoint !== listener.endpoint) {
+      drafts.push({
+        rule: 'gateway-listener-open',
+        subject,
+        message: `${gateway}: ${label} is ${was ? 'moved there' : 'new'} and admits routes from all namespaces: a route in any namespace can attach to it and take its traffic${reach}.`,
+      });
+    }
+  }
+  return drafts;
+}
+
 function check(ctx: RiskContext): Draft[] {
   const drafts: Draft[] = [];
   const entrances = publicEntrances(ctx.policy);
@@ -93,6 +171,7 @@ function check(ctx: RiskContext): Draft[] {
         message: `${what} attaches to public ${listSome(publicNow.map((f) => f.key))}: its backends take traffic from the internet.`,
       });
     }
+    if (isKind(change, 'Gateway')) drafts.push(...listenerDrafts(ctx, change));
   }
   return drafts;
 }
@@ -113,6 +192,20 @@ export const exposure: RuleFamily = {
       description:
         'A Gateway API route whose parentRefs, or an Ingress whose class, move to a public gateway (name contains a `publicGateways` substring).',
       headline: 'Puts {resource} on a public gateway',
+    },
+    {
+      id: 'gateway-listener-open',
+      level: 'caution',
+      description:
+        'A Gateway listener, new or moved to another port, protocol or hostname, that admits routes from all namespaces (`allowedRoutes.namespaces.from: All`).',
+      headline: 'Opens a listener of {resource} to routes from all namespaces',
+    },
+    {
+      id: 'gateway-routes-widened',
+      level: 'caution',
+      description:
+        'A Gateway listener whose allowedRoutes admit more namespaces: Same to Selector or All, Selector to All.',
+      headline: 'Lets routes of more namespaces attach to {resource}',
     },
   ],
   check,

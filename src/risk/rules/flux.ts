@@ -1,7 +1,9 @@
 /**
  * Flux: changes to how Flux applies things rather than to what it applies. Suspension,
  * pruning, force, re-pointed Kustomizations, dependencies that disappear, objects two
- * producers apply (applied-twice.ts), and values only the cluster holds (in-cluster-sources.ts).
+ * producers apply (applied-twice.ts), values only the cluster holds (in-cluster-sources.ts),
+ * who and where producers apply as (flux-spec.ts), and the controllers' flags
+ * (flux-controllers.ts).
  */
 import {
   objectMeta,
@@ -26,6 +28,8 @@ import {
 } from '../kit/index.js';
 import { APPLIED_TWICE_RULES, appliedTwice } from './applied-twice.js';
 import { CHART_CRD_RULES, chartCrdChanges } from './chart-crds.js';
+import { FLUX_CONTROLLER_RULES, controllerArgs } from './flux-controllers.js';
+import { FLUX_SPEC_RULES, fluxSpecChanges } from './flux-spec.js';
 import { IN_CLUSTER_SOURCE_RULES, inClusterSources } from './in-cluster-sources.js';
 import { STATEFUL } from './data-loss.js';
 
@@ -237,6 +241,8 @@ export const flux: RuleFamily = {
     ...CHART_CRD_RULES,
     ...APPLIED_TWICE_RULES,
     ...IN_CLUSTER_SOURCE_RULES,
+    ...FLUX_SPEC_RULES,
+    ...FLUX_CONTROLLER_RULES,
   ],
   check: (ctx) => [
     ...toggles(ctx),
@@ -247,5 +253,7 @@ export const flux: RuleFamily = {
     ...appliedTwice(ctx),
     ...chartCrdChanges(ctx),
     ...inClusterSources(ctx),
+    ...fluxSpecChanges(ctx),
+    ...controllerArgs(ctx),
   ],
 };

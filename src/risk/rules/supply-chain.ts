@@ -1,9 +1,10 @@
 /**
  * Supply chain: what code the cluster runs. Major version jumps of charts and images,
- * and image references that do not pin what they run.
+ * chart versions and image references that do not pin what they run, and the images of
+ * releases whose chart could not be rendered, read from their values (values-images.ts).
  */
 import semver from 'semver';
-import { type ChartSlot, type ImageRef, chartSlots, parseImage } from '../../diff/index.js';
+import { type ChartSlot, chartSlots, parseImage } from '../../diff/index.js';
 import {
   type Manifest,
   type ResourceChange,
@@ -28,31 +29,23 @@ import {
   producerSubject,
   rawPair,
   strAt,
+  breakingWords,
+  seriesChanged,
+  seriesOf,
+  seriesOfVersion,
+  writtenRepository,
 } from '../kit/index.js';
 
+import { VALUES_IMAGE_RULES, valuesImageChanges } from './values-images.js';
+
 const CHART_LABEL = 'helm.sh/chart';
-
-/** The major version of a version-looking string (`v1.2.3`, `1.25-alpine`, `2`), else undefined. */
-export function majorOf(version: string | undefined): number | undefined {
-  if (!version || !/^v?\d+(\.\d+)*([-+._].*)?$/.test(version)) return undefined;
-  return semver.coerce(version)?.major;
-}
-
-/**
- * The repository as the manifest spells it (`nginx`, not parseImage's
- * `docker.io/library/nginx`): messages name what the author wrote.
- */
-function writtenRepository(image: string, ref: ImageRef): string {
-  let name = image.trim();
-  if (ref.digest !== undefined) name = name.slice(0, name.length - ref.digest.length - 1);
-  if (ref.tag !== undefined) name = name.slice(0, name.length - ref.tag.length - 1);
-  return name;
-}
 
 interface Bump {
   key: string;
   subject: Subject;
   what: string;
+  /** breakingWords of the move. */
+  breaking: string;
 }
 
 /** Every place each side picks a chart version (chartSlots), by ChartSlot.id. */
@@ -70,27 +63,19 @@ function fromTo(from: string, to: string, was?: ChartSlot, is?: ChartSlot): stri
   return `from ${from} (${was.source}) to ${to} (${is.source})`;
 }
 
-function majorChanged(
-  from: string | undefined,
-  to: string | undefined,
-  major: (version: string | undefined) => number | undefined = majorOf,
-): boolean {
-  const a = major(from);
-  const b = major(to);
-  return a !== undefined && b !== undefined && a !== b;
-}
-
 /**
- * The major version a chart source picks: of its tag or version (`4.1.0@sha256:…` reads
- * as 4.1.0), or the lowest a semver range allows (`>=4.0.0 <5`, `~4.1`); undefined for
- * `latest`, `*` or a bare digest.
+ * The series a chart source picks (seriesOf): of its tag or version (`4.1.0@sha256:…`
+ * reads as 4.1.0), or of the lowest a semver range allows (`>=4.0.0 <5`, `~4.1`);
+ * undefined for `latest`, `*` or a bare digest.
  */
-function pickedMajor(version: string | undefined): number | undefined {
+function pickedSeries(version: string | undefined): string | undefined {
   const named = version?.split('@')[0] ?? '';
-  const major = majorOf(named);
-  if (major !== undefined || !/\d/.test(named)) return major;
+  const series = seriesOf(named);
+  if (series !== undefined || !/\d/.test(named)) return series;
   try {
-    return semver.validRange(named) === null ? undefined : semver.minVersion(named)?.major;
+    return semver.validRange(named) === null
+      ? undefined
+      : seriesOfVersion(semver.minVersion(named));
   } catch {
     return undefined;
   }
@@ -113,7 +98,7 @@ function releaseBumps(
     const { base, head } = rawPair(ctx, change);
     const from = strAt(base, 'spec', 'chart', 'spec', 'version');
     const to = strAt(head, 'spec', 'chart', 'spec', 'version');
-    if (from === undefined || to === undefined || !majorChanged(from, to)) continue;
+    if (from === undefined || to === undefined || !seriesChanged(from, to)) continue;
     const chart = (strAt(head, 'spec', 'chart', 'spec', 'chart') ?? '').split('/').pop() ?? '';
     const key = `HelmRelease/${change.namespace ?? ''}/${change.name}|${chart}`;
     const id = `HelmRelease/${change.namespace ?? 'default'}/${change.name}`;
@@ -121,6 +106,7 @@ function releaseBumps(
       key,
       subject: changeSubject(change),
       what: `chart ${chart} ${fromTo(from, to, slots.before.get(id), slots.after.get(id))}`,
+      breaking: breakingWords(to),
     });
   }
 }
@@ -141,12 +127,13 @@ function sourceBumps(
     const was = before.get(id);
     const is = after.get(id);
     if (!was || !is || was.chart !== is.chart) continue;
-    if (!majorChanged(was.version, is.version, pickedMajor)) continue;
+    if (!seriesChanged(was.version, is.version, pickedSeries)) continue;
     const releases = [...new Set([...was.producers, ...is.producers])].sort();
     const bump: Bump = {
       key: id,
       subject: changeSubject(change),
       what: `chart ${is.chart} ${fromTo(was.version, is.version, was, is)} for ${listSome(releases)}`,
+      breaking: breakingWords(is.version, pickedSeries),
     };
     bumps.set(id, bump);
     for (const release of releases) bumps.set(`${release}|${is.chart}`, bump);
@@ -164,7 +151,7 @@ function labelBumps(
     if (!base || !head) continue;
     const from = chartOfLabel(objectMeta(base).labels[CHART_LABEL]);
     const to = chartOfLabel(objectMeta(head).labels[CHART_LABEL]);
-    if (!from || !to || from.chart !== to.chart || !majorChanged(from.version, to.version))
+    if (!from || !to || from.chart !== to.chart || !seriesChanged(from.version, to.version))
       continue;
     const key = `${producerKey(change.producer)}|${to.chart}`;
     if (bumps.has(key)) continue;
@@ -174,6 +161,7 @@ function labelBumps(
       key,
       subject,
       what: `chart ${to.chart} from ${from.version} to ${to.version}`,
+      breaking: breakingWords(to.version),
     });
   }
 }
@@ -182,17 +170,69 @@ function labelBumps(
  * Chart bumps: from HelmRelease specs and chart sources first, rendered chart labels
  * second; one per release and chart, or one per chart source for all its releases.
  */
-function chartBumps(ctx: RiskContext): Bump[] {
+function chartBumps(ctx: RiskContext, slots: Slots): Bump[] {
   const bumps = new Map<string, Bump>();
   const changes = ctx.diff.changes.filter((c) => c.status === 'changed' || c.status === 'moved');
-  const slots = {
-    before: chartSlots(ctx.base.cluster.objects),
-    after: chartSlots(ctx.head.cluster.objects),
-  };
   releaseBumps(ctx, changes, slots, bumps);
   sourceBumps(changes, slots, bumps);
   labelBumps(ctx, changes, bumps);
   return [...new Set(bumps.values())];
+}
+
+/** An exact version (`9.1.11`, `v1.2.3`) or one pinned by digest: only what was reviewed runs. */
+function isPinned(version: string): boolean {
+  return version.includes('sha256:') || semver.valid(version) !== null;
+}
+
+/**
+ * A version that admits releases nobody has seen yet: a range (`9.x`, `>=1.0.0`, `~1.2`),
+ * `*`, or an OCIRepository that names none (`latest`).
+ */
+function isRange(version: string): boolean {
+  if (version === '*' || version === 'latest') return true;
+  try {
+    return !isPinned(version) && semver.validRange(version) !== null;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether a range admits a version past `from`'s compatible series (seriesOf). */
+function admitsBreaking(from: string, range: string): boolean {
+  const version = semver.parse(semver.valid(from.split('@')[0] ?? ''));
+  if (!version || range === '*' || range === 'latest') return true;
+  const next = version.major > 0 ? `${version.major + 1}.0.0` : `0.${version.minor + 1}.0`;
+  try {
+    return semver.intersects(range, `>=${next}`);
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * Chart versions that move from a pinned version to a range, on a HelmRelease's own
+ * spec.chart or on the OCIRepository or HelmChart its chartRef names: from then on Flux
+ * upgrades whenever a matching version is published, with no pull request to review it.
+ */
+function unpinnedCharts(ctx: RiskContext, slots: Slots): Draft[] {
+  const drafts: Draft[] = [];
+  for (const change of ctx.diff.changes) {
+    if (change.status !== 'changed' && change.status !== 'moved') continue;
+    const id = `${change.kind}/${change.namespace ?? 'default'}/${change.name}`;
+    const was = slots.before.get(id);
+    const is = slots.after.get(id);
+    if (!was || !is || was.chart !== is.chart) continue;
+    if (!isPinned(was.version) || !isRange(is.version)) continue;
+    const subject = changeSubject(change);
+    const releases = isKind(change, 'HelmRelease') ? '' : ` for ${listSome(is.producers)}`;
+    const breaking = admitsBreaking(was.version, is.version) ? ', new major versions included' : '';
+    drafts.push({
+      rule: 'chart-unpinned',
+      subject,
+      message: `${describe(subject.resource)} moves chart ${is.chart}${releases} from the pinned version ${was.version} to ${is.version}: Flux installs the newest version it allows as soon as one is published${breaking}, with no pull request to review it.`,
+    });
+  }
+  return drafts;
 }
 
 function containersOf(manifest: Manifest | undefined): ContainerView[] {
@@ -212,11 +252,11 @@ function imageBumps(ctx: RiskContext, change: ResourceChange): Draft[] {
     const to = parseImage(toImage);
     // parseImage spells Docker Hub out, so `nginx` and `docker.io/library/nginx` are one.
     if (from.repository !== to.repository) continue;
-    if (!majorChanged(from.tag, to.tag)) continue;
+    if (!seriesChanged(from.tag, to.tag)) continue;
     drafts.push({
       rule: 'image-major-bump',
       subject,
-      message: `${describe(subject.resource)}: ${label} moves ${writtenRepository(toImage, to)} from ${from.tag} to ${to.tag}, a new major version that may break compatibility.`,
+      message: `${describe(subject.resource)}: ${label} moves ${writtenRepository(toImage, to)} from ${from.tag} to ${to.tag}, ${breakingWords(to.tag)}: it may break compatibility.`,
     });
   }
   return drafts;
@@ -265,11 +305,16 @@ function newlyUnpinned(ctx: RiskContext, change: ResourceChange): Unpinned[] {
 }
 
 function check(ctx: RiskContext): Draft[] {
-  const drafts: Draft[] = chartBumps(ctx).map((bump) => ({
+  const slots: Slots = {
+    before: chartSlots(ctx.base.cluster.objects),
+    after: chartSlots(ctx.head.cluster.objects),
+  };
+  const drafts: Draft[] = chartBumps(ctx, slots).map((bump) => ({
     rule: 'chart-major-bump',
     subject: bump.subject,
-    message: `${describe(bump.subject.resource)} moves ${bump.what}, a new major version: expect breaking changes in values and in what it deploys.`,
+    message: `${describe(bump.subject.resource)} moves ${bump.what}, ${bump.breaking}: expect breaking changes in values and in what it deploys.`,
   }));
+  drafts.push(...unpinnedCharts(ctx, slots), ...valuesImageChanges(ctx));
   for (const change of ctx.diff.changes) {
     if (change.status === 'removed') continue;
     drafts.push(...imageBumps(ctx, change));
@@ -292,14 +337,21 @@ export const supplyChain: RuleFamily = {
     {
       id: 'chart-major-bump',
       level: 'caution',
-      description: `A new major chart version: a HelmRelease's spec.chart.spec.version, the tag, semver range or version of the OCIRepository or HelmChart its chartRef names, or the ${CHART_LABEL} label.`,
+      description: `A new major chart version (a new minor under major version zero, 0.15 to 0.16): a HelmRelease's spec.chart.spec.version, the tag, semver range or version of the OCIRepository or HelmChart its chartRef names, or the ${CHART_LABEL} label.`,
       headline: 'Moves {resource} to a new major chart version',
+    },
+    {
+      id: 'chart-unpinned',
+      level: 'caution',
+      description:
+        "A chart version that moves from a pinned version to a range (`9.1.11` to `9.x`, `>=1.0.0`, `*`): a HelmRelease's spec.chart.spec.version, an OCIRepository's ref (tag to semver) or a HelmChart's version.",
+      headline: 'Lets Flux pick unreviewed chart versions for {resource}',
     },
     {
       id: 'image-major-bump',
       level: 'caution',
       description:
-        'A container image of the same repository whose tag moves to a new major version.',
+        'A container image of the same repository whose tag moves to a new major version (or a new minor under major version zero); for a HelmRelease whose chart could not be rendered, an image in its values.',
       headline: 'Moves {resource} to a new major image version',
     },
     {
@@ -308,6 +360,7 @@ export const supplyChain: RuleFamily = {
       description: 'A new image reference with no digest, or with the latest tag (or no tag).',
       headline: 'Runs an unpinned image in {resource}',
     },
+    ...VALUES_IMAGE_RULES,
   ],
   check,
 };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { majorOf } from '../../../src/risk/rules/supply-chain.js';
+import { seriesOf } from '../../../src/risk/kit/versions.js';
 import {
   PODINFO,
   container,
@@ -58,6 +58,37 @@ describe('supply chain', () => {
         head: [chartVersion('6.0.0'), charted('podinfo-6.0.0', 2)],
       },
       ['chart-major-bump'],
+    ],
+    [
+      'flags a 0.x minor chart bump as breaking under semver',
+      { base: [chartVersion('0.15.2')], head: [chartVersion('0.16.0')] },
+      ['chart-major-bump'],
+    ],
+    [
+      'stays quiet for a 0.x patch chart bump',
+      { base: [chartVersion('0.15.2')], head: [chartVersion('0.15.3')] },
+      [],
+    ],
+    [
+      'flags a 0.x minor chart bump seen only in the helm.sh/chart label',
+      { base: [charted('vector-0.15.2', 1)], head: [charted('vector-0.16.0', 2)] },
+      ['chart-major-bump'],
+    ],
+    [
+      'flags a 0.x minor image bump as breaking under semver',
+      {
+        base: [withImage('ghcr.io/home-operations/qbittorrent:0.15.2@' + DIGEST)],
+        head: [withImage('ghcr.io/home-operations/qbittorrent:0.16.0@' + DIGEST)],
+      },
+      ['image-major-bump'],
+    ],
+    [
+      'stays quiet for a 0.x patch image bump',
+      {
+        base: [withImage('ghcr.io/example/app:v0.15.2@' + DIGEST)],
+        head: [withImage('ghcr.io/example/app:v0.15.3@' + DIGEST)],
+      },
+      [],
     ],
     [
       'flags a major image version bump',
@@ -147,13 +178,35 @@ describe('supply chain', () => {
   });
 
   it.each([
-    ['v1.2.3', 1],
-    ['1.25-alpine', 1],
-    ['2', 2],
+    ['v1.2.3', '1'],
+    ['1.25-alpine', '1'],
+    ['2', '2'],
+    ['0.15.2', '0.15'],
+    ['v0.16', '0.16'],
     ['latest', undefined],
     ['sha-123abc', undefined],
-  ])('reads the major version of tag %s', (tag, major) => {
-    expect(majorOf(tag)).toBe(major);
+  ])('reads the compatible series of tag %s', (tag, series) => {
+    expect(seriesOf(tag)).toBe(series);
+  });
+
+  it('says a 0.x minor bump is breaking under semver', () => {
+    const [chart] = findingsOf(
+      { base: [chartVersion('0.15.2')], head: [chartVersion('0.16.0')] },
+      'chart-major-bump',
+    );
+    expect(chart?.message).toBe(
+      'HelmRelease podinfo/podinfo moves chart podinfo from 0.15.2 to 0.16.0, a new 0.x minor version, which semver lets break anything: expect breaking changes in values and in what it deploys.',
+    );
+    const [image] = findingsOf(
+      {
+        base: [withImage('ghcr.io/example/app:0.15.2')],
+        head: [withImage('ghcr.io/example/app:0.16.0')],
+      },
+      'image-major-bump',
+    );
+    expect(image?.message).toBe(
+      'Deployment web/web: container app moves ghcr.io/example/app from 0.15.2 to 0.16.0, a new 0.x minor version, which semver lets break anything: it may break compatibility.',
+    );
   });
 
   it.each([

@@ -7,7 +7,8 @@
  * changes that set different values are never the same.
  */
 import { createHash } from 'node:crypto';
-import { type ResourceChange, producerKey } from '../model/index.js';
+import type { ResourceChange } from './change.js';
+import { producerKey } from './render.js';
 
 const NAME_LINE = /^[+-] {2}(name|namespace): (["']?)(.*)\2$/;
 const TOP_LEVEL_KEY = /^[ +-]([A-Za-z0-9_$"'][^:]*):/;
