@@ -33,10 +33,12 @@ import {
   SourceIgnore,
   Sources,
   discover,
+  withEntrySync,
   withInstanceSyncs,
 } from '../flux/index.js';
 import type { EngineDeps, RenderEngine, RenderProgress, RenderRequest } from '../engine.js';
 import { Producers } from './producers.js';
+import { accountReads } from './cluster-reads.js';
 import {
   mapLimit,
   materializeFiles,
@@ -102,12 +104,15 @@ export class BuiltinEngine implements RenderEngine {
       const walk = walkOnce();
       const found =
         (complete ? carried?.discovery : undefined) ??
-        withInstanceSyncs(
-          await discover(
-            repoRoot,
-            entry,
-            await SourceIgnore.load(repoRoot, undefined, await walk(repoRoot)),
+        withEntrySync(
+          withInstanceSyncs(
+            await discover(
+              repoRoot,
+              entry,
+              await SourceIgnore.load(repoRoot, undefined, await walk(repoRoot)),
+            ),
           ),
+          request.repoUrl,
         );
       if (found.kustomizations.length === 0 && found.helmReleases.length === 0) {
         throw new FluxlensError(
@@ -219,6 +224,7 @@ export class BuiltinEngine implements RenderEngine {
       });
     }
     const cluster = producers.result({ ...(await this.toolVersions()) });
+    await accountReads(cluster, { found, definitions: producers.definitions(), sources });
     const store = cache.kustomize.store;
     const carried = where.reads?.carried?.taken;
     if (store) cluster.cache = { ...store.stats, ...(carried ? { carried } : {}) };
