@@ -18,6 +18,7 @@ import {
   bootstrap,
   fluxKustomization,
   makeRepo,
+  repositoryChartRelease,
   type RepoFiles,
   type TestRepo,
   yamlStream as yaml,
@@ -153,6 +154,55 @@ describe('every file a pull request changes', () => {
         check(result, [...changed], expected);
       }),
       { numRuns: 6, seed: 21, endOnFailure: true },
+    );
+  });
+});
+
+describe('a chart folder of the repository', () => {
+  it('is read whole by the HelmRelease that installs it, with its values files', async () => {
+    const repo = makeRepo(
+      {
+        'clusters/prod/flux-system/gotk-sync.yaml': bootstrap('./clusters/prod'),
+        'clusters/prod/apps.yaml': yaml(fluxKustomization('apps', './apps')),
+        'apps/web.yaml': yaml(
+          repositoryChartRelease('web', 'apps', './charts/web', {
+            chart: {
+              spec: {
+                chart: './charts/web',
+                valuesFiles: ['values/web.yaml'],
+                sourceRef: { kind: 'GitRepository', name: 'flux-system', namespace: 'flux-system' },
+              },
+            },
+          }),
+        ),
+        'charts/web/Chart.yaml': 'apiVersion: v2\nname: web\nversion: 1.0.0\n',
+        'charts/web/templates/cm.yaml':
+          'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\ndata:\n  size: "{{ .Values.size }}"\n',
+        'charts/web/values.yaml': 'size: 1\n',
+        'values/web.yaml': 'size: 2\n',
+        'charts/other/Chart.yaml': 'apiVersion: v2\nname: other\nversion: 1.0.0\n',
+      },
+      { git: true },
+    );
+    repos.push(repo);
+    const base = repo.commit('base');
+    repo.write({
+      'charts/web/templates/cm.yaml':
+        'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\ndata:\n  size: "{{ .Values.size }}0"\n',
+      'charts/web/README.md': 'web\n',
+      'values/web.yaml': 'size: 3\n',
+      'charts/other/Chart.yaml': 'apiVersion: v2\nname: other\nversion: 1.0.1\n',
+    });
+    const head = repo.commit('chart');
+    const result = await analyzeBranches(repo.dir, base, head);
+    expect(result.errors).toEqual([]);
+    expect(result.files).toEqual({
+      read: ['charts/web/README.md', 'charts/web/templates/cm.yaml', 'values/web.yaml'],
+      excluded: [],
+      unread: ['charts/other/Chart.yaml'],
+    });
+    expect(result.verdict.headline).toMatch(
+      /^1 changed file is read by nothing fluxlens renders; /,
     );
   });
 });
