@@ -154,6 +154,13 @@ export function analysisArb(shape: AnalysisShape): fc.Arbitrary<AnalysisResult> 
       charts: fc.array(chartArb, { maxLength: 100, size: 'max' }),
       introduced: fc.array(errorArb, { maxLength: 30 }),
       fixed: fc.array(errorArb, { maxLength: 30 }),
+      unread: fc.array(nameArb, { maxLength: 300 }),
+      excluded: fc.array(fc.record({ path: nameArb, pattern: nameArb, from: messageArb(6) }), {
+        maxLength: 100,
+      }),
+      bootstrap: fc.option(fc.constantFrom('base' as const, 'head' as const, 'both' as const), {
+        nil: undefined,
+      }),
     })
     .chain((base) =>
       fc.record({
@@ -205,9 +212,11 @@ export function analysisArb(shape: AnalysisShape): fc.Arbitrary<AnalysisResult> 
           charts: i === 0 ? base.charts : [],
           errorsIntroduced: i === 0 ? base.introduced : [],
           errorsFixed: i === 0 ? base.fixed : [],
+          ...(i === 0 && base.bootstrap ? { bootstrapAssumed: base.bootstrap } : {}),
         }),
       );
-      const result = analysis({ changes, findings, clusters });
+      const files = { read: [], excluded: base.excluded, unread: base.unread };
+      const result = analysis({ changes, findings, clusters, files });
       result.verdict.headline = base.headline;
       if (base.reportUrl !== undefined) result.reportUrl = base.reportUrl;
       return result;
