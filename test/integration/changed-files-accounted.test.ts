@@ -57,13 +57,16 @@ function generate(shape: Shape): { files: RepoFiles; expected: Map<string, Expec
   };
   const kustomization = (resources: string[]) =>
     `apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n${resources.map((r) => `  - ${r}\n`).join('')}`;
+  // Placeholders make nothing: their kustomization's patches would act on nothing rendered.
+  const bootstrapFiles = shape.applied === 'gotk-sync' ? 'read' : 'unread';
   if (shape.applied === 'gotk-sync') {
     put('clusters/prod/flux-system/gotk-sync.yaml', bootstrap('./clusters/prod'), 'read');
   } else if (shape.applied === 'placeholders') {
-    put('clusters/prod/flux-system/gotk-sync.yaml', '# written by flux bootstrap\n', 'read');
+    put('clusters/prod/flux-system/gotk-sync.yaml', '# written by flux bootstrap\n', 'unread');
   }
   if (shape.applied !== 'nothing') {
-    put('clusters/prod/flux-system/kustomization.yaml', kustomization(['gotk-sync.yaml']), 'read');
+    const file = kustomization(['gotk-sync.yaml']);
+    put('clusters/prod/flux-system/kustomization.yaml', file, bootstrapFiles);
   }
   if (shape.base) {
     put('apps/base/kustomization.yaml', kustomization(['shared.yaml']), 'read');

@@ -312,6 +312,20 @@ describe('a pull request in a cluster whose folder nothing in the repository app
     );
   });
 
+  it('lists new controller flags as read by nothing when the controllers are placeholders', async () => {
+    const result = await review(
+      { ...PLACEHOLDERS, ...ENTRY },
+      { 'clusters/prod/flux-system/kustomization.yaml': CONTROLLER_PATCH('--concurrent=40') },
+    );
+    expect(result.changes).toEqual([]);
+    expect(result.files?.unread).toEqual(['clusters/prod/flux-system/kustomization.yaml']);
+    expect(result.verdict).toMatchObject({
+      level: 'info',
+      headline:
+        '1 changed file is read by nothing fluxlens renders; No changes to the rendered cluster',
+    });
+  });
+
   it("shows new controller flags in flux-system/kustomization.yaml on the controllers' Deployment", async () => {
     const components = yaml({
       apiVersion: 'apps/v1',

@@ -30,14 +30,18 @@ export async function kustomizationReads(
   const relOf = (p: string) => relative(realRoot, p).split(sep).join('/');
   const inside = (p: string) => p === realRoot || p.startsWith(realRoot + sep);
 
+  /** The files `kus` names itself; folders are visited. */
   const follow = async (dir: string, kus: Record<string, unknown>, depth: number) => {
+    const named: string[] = [];
     for (const ref of referencedPaths(kus)) {
       if (isRemote(ref.path) || isAbsolute(ref.path)) continue;
       const real = await realpath(resolve(dir, ref.path)).catch(() => undefined);
       if (real === undefined || !inside(real)) continue;
       if ((await stat(real)).isDirectory()) await visit(real, depth + 1);
-      else read.add(relOf(real));
+      else named.push(relOf(real));
     }
+    named.forEach((f) => read.add(f));
+    return named;
   };
 
   const visit = async (dir: string, depth: number): Promise<void> => {
@@ -49,7 +53,11 @@ export async function kustomizationReads(
     read.add(relOf(file));
     if ((await stat(file)).size > MAX_YAML_FILE_BYTES) return;
     const parsed = parseFileDocuments(await readFile(file, 'utf8'));
-    if (parsed.error === undefined) await follow(dir, parsed.documents[0]?.manifest ?? {}, depth);
+    if (parsed.error !== undefined) return;
+    const kus = parsed.documents[0]?.manifest ?? {};
+    const named = await follow(dir, kus, depth);
+    if (await placeholdersOnly(realRoot, kus, dir))
+      [relOf(file), ...named].forEach((f) => read.delete(f));
   };
 
   try {
@@ -64,4 +72,36 @@ export async function kustomizationReads(
     if (classify(err) === 'cancelled') throw err;
   }
   return [...read].sort();
+}
+
+/**
+ * Whether every resource of the kustomization `kus` in `dir` is a file without a document,
+ * and nothing else makes objects (generators, components, charts).
+ */
+async function placeholdersOnly(
+  root: string,
+  kus: Record<string, unknown>,
+  dir: string,
+): Promise<boolean> {
+  const list = (field: string): unknown[] => (Array.isArray(kus[field]) ? kus[field] : []);
+  const makers = [
+    'configMapGenerator',
+    'secretGenerator',
+    'generators',
+    'components',
+    'helmCharts',
+  ];
+  if (makers.some((field) => list(field).length > 0)) return false;
+  const resources = [...list('resources'), ...list('bases')];
+  if (resources.length === 0) return false;
+  for (const resource of resources) {
+    if (typeof resource !== 'string' || isRemote(resource) || isAbsolute(resource)) return false;
+    const path = resolve(dir, resource);
+    const info = await stat(path).catch(() => undefined);
+    if (info === undefined || !info.isFile() || info.size > MAX_YAML_FILE_BYTES) return false;
+    if (!path.startsWith(root + sep)) return false;
+    const parsed = parseFileDocuments(await readFile(path, 'utf8'));
+    if (parsed.error !== undefined || parsed.documents.length > 0) return false;
+  }
+  return true;
 }

@@ -102,3 +102,31 @@ describe("a Flux Kustomization's build", () => {
     expect(await kustomizationReads(root, 'apps', ks('./apps'))).toEqual([]);
   });
 });
+
+describe("bootstrap's flux-system folder with placeholder files", () => {
+  const flags = 'patches:\n  - patch: "[]"\n    target:\n      kind: Deployment\n';
+  it('is read by nothing: its patches act on no object the build gives', async () => {
+    const root = tree({
+      'clusters/prod/apps.yaml': cm('apps'),
+      'clusters/prod/flux-system/kustomization.yaml': `resources: [gotk-components.yaml, gotk-sync.yaml]\n${flags}`,
+      'clusters/prod/flux-system/gotk-components.yaml': '# written by flux bootstrap\n',
+      'clusters/prod/flux-system/gotk-sync.yaml': '# written by flux bootstrap\n',
+    });
+    expect(await kustomizationReads(root, 'clusters/prod', ks('./clusters/prod'))).toEqual([
+      'clusters/prod/apps.yaml',
+    ]);
+  });
+
+  it('is read when gotk-components.yaml holds the controllers', async () => {
+    const root = tree({
+      'clusters/prod/flux-system/kustomization.yaml': `resources: [gotk-components.yaml, gotk-sync.yaml]\n${flags}`,
+      'clusters/prod/flux-system/gotk-components.yaml': cm('controller'),
+      'clusters/prod/flux-system/gotk-sync.yaml': '# written by flux bootstrap\n',
+    });
+    expect(await kustomizationReads(root, 'clusters/prod', ks('./clusters/prod'))).toEqual([
+      'clusters/prod/flux-system/gotk-components.yaml',
+      'clusters/prod/flux-system/gotk-sync.yaml',
+      'clusters/prod/flux-system/kustomization.yaml',
+    ]);
+  });
+});
