@@ -6,6 +6,7 @@
 import { diffClusters } from '../diff/index.js';
 import { CancelledError, FluxlensError, UsageError } from '../errors.js';
 import {
+  changedPaths,
   readFileAtRevision,
   resolveRevisions,
   treeEntry,
@@ -30,6 +31,7 @@ import {
 import { redactAnalysisResult, secretValuesOf } from '../redact/index.js';
 import { evaluateRisk, RULE_IDS, type FailOn } from '../risk/index.js';
 import type { ToolRunner } from '../tool-runner.js';
+import { accountFiles } from './account-files.js';
 import { assembleResult, type RenderedPair } from './assemble-result.js';
 import type { AnalysisDeps, AnalysisRequest } from './request.js';
 import { Stopwatch } from './stopwatch.js';
@@ -111,9 +113,16 @@ export async function analyze(
     })),
   );
   const findings = clock.timeSync('risk', () => evaluateRisk({ clusters, policy }));
+  const changed = await clock.time('git', () =>
+    changedPaths(runner, request.repoDir, revisions.base.sha, revisions.head.sha, git),
+  );
+  const files = accountFiles(
+    changed,
+    rendered.flatMap((r) => [r.base, r.head]),
+  );
   const secrets = secretValuesOf(...rendered.flatMap((r) => [r.base, r.head]));
   const result = redactAnalysisResult(
-    assembleResult(revisions, clusters, findings, request.labels),
+    assembleResult(revisions, clusters, findings, request.labels, files),
     secrets,
   );
   result.timings = { ...clock.finish(), ...cacheCounts(rendered), ...producerCounts(memos) };

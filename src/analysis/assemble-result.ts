@@ -8,6 +8,7 @@ import {
   toRef,
   type AnalysisError,
   type AnalysisResult,
+  type ChangedFiles,
   type ClusterDiff,
   type ClusterSummary,
   type Finding,
@@ -32,6 +33,7 @@ export function assembleResult(
   clusters: readonly DiffedCluster[],
   unsorted: readonly Finding[],
   labels?: { base: string; head: string },
+  files?: ChangedFiles,
 ): AnalysisResult {
   const findings = sortFindings(unsorted);
   const changes = sortChanges(
@@ -44,13 +46,14 @@ export function assembleResult(
     path: c.path,
     ...c.diff.summary,
     unassessed: unassessedProducers(c),
+    ...bootstrapAssumed(c),
   }));
   const unassessed = summaries.flatMap((s) => s.unassessed ?? []);
   return {
     schemaVersion: ANALYSIS_SCHEMA_VERSION,
     base: { rev: labels?.base ?? revisions.base.rev, sha: revisions.base.sha },
     head: { rev: labels?.head ?? revisions.head.rev, sha: revisions.head.sha },
-    verdict: computeVerdict(findings, changes, introduced, unassessed),
+    verdict: computeVerdict(findings, changes, introduced, unassessed, files?.unread.length),
     summary: {
       added: sum(summaries, 'added'),
       removed: sum(summaries, 'removed'),
@@ -62,8 +65,19 @@ export function assembleResult(
     changes,
     findings,
     errors: analysisErrors(clusters),
+    ...(files ? { files } : {}),
     timings: {},
   };
+}
+
+/** On which sides the render applied the cluster's folder as `flux bootstrap` does. */
+function bootstrapAssumed(c: RenderedPair): Pick<ClusterSummary, 'bootstrapAssumed'> {
+  const assumed = (cluster: RenderedCluster) => cluster.producers.some((p) => p.byConvention);
+  const base = assumed(c.base);
+  const head = assumed(c.head);
+  if (base && head) return { bootstrapAssumed: 'both' };
+  if (base || head) return { bootstrapAssumed: base ? 'base' : 'head' };
+  return {};
 }
 
 function analysisErrors(clusters: readonly DiffedCluster[]): AnalysisError[] {

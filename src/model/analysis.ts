@@ -42,6 +42,25 @@ export interface ClusterSummary extends DiffSummary {
   path: string;
   /** Sorted by producer. Set on every analysis; absent only in results stored before it. */
   unassessed?: UnassessedProducer[];
+  /**
+   * Set when nothing in the repository applies the cluster's folder, so the render applied
+   * it as `flux bootstrap` does (Producer.byConvention): on which sides.
+   */
+  bootstrapAssumed?: 'base' | 'head' | 'both';
+}
+
+/**
+ * Every file the PR changes, in exactly one list: read by a producer whose output was
+ * diffed (at base or head, in any cluster), left out of the repository's artifact by an
+ * ignore rule, or read by nothing fluxlens renders.
+ */
+export interface ChangedFiles {
+  read: string[];
+  /** The rule that leaves each out: its pattern, and where it is written (IgnoreRule.from). */
+  excluded: Array<{ path: string; pattern: string; from: string }>;
+  unread: string[];
+  /** Set when a render could not say what it read (flux-local): how `read` was told instead. */
+  approximated?: string;
 }
 
 export interface AnalysisVerdict extends Verdict {
@@ -50,6 +69,11 @@ export interface AnalysisVerdict extends Verdict {
    * the level is at least caution, nothing is routine and the check run is not `success`.
    */
   unassessed?: number;
+  /**
+   * How many changed files nothing fluxlens renders reads (files.unread). While any is, the
+   * level is at least info, nothing is routine and the headline says so.
+   */
+  unread?: number;
 }
 
 export interface AnalysisResult {
@@ -65,6 +89,8 @@ export interface AnalysisResult {
   /** Sorted: danger first, then caution, info; then cluster, resource. */
   findings: Finding[];
   errors: AnalysisError[];
+  /** The changed files accounted for; absent only in results stored before it. */
+  files?: ChangedFiles;
   /** Where the full report lives, when known (the service sets it). */
   reportUrl?: string;
   /** Milliseconds per step; the only non-deterministic part. */

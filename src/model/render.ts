@@ -43,6 +43,12 @@ export interface Producer extends ProducerRef {
    * remote base, a chart that could not be fetched, flux-local).
    */
   inputKey?: string;
+  /**
+   * Set on the Kustomization no file defines that the render assumed by Flux's convention:
+   * nothing in the repository applies the entry folder, so it is applied as `flux bootstrap`
+   * does, by a Kustomization flux-system/flux-system over the folder in this repository.
+   */
+  byConvention?: 'flux-bootstrap';
 }
 
 export interface RenderedObject {
@@ -124,6 +130,31 @@ export interface RenderedCluster {
    * revision, none of which git says changed: their files were neither read nor digested.
    */
   cache?: { hits: number; misses: number; whole?: true; carried?: number };
+  /**
+   * What the render read of the reviewed repository, to account for every file a review
+   * changes; absent where the engine cannot tell (flux-local) and in renders kept before it.
+   */
+  reads?: RepositoryReads;
+}
+
+/** The files of the reviewed repository a render read, and the rules that left files out. */
+export interface RepositoryReads {
+  /** Repository-relative files read by producers that rendered (their output is diffed), sorted. */
+  files: string[];
+  /**
+   * One list per artifact of the repository the render read it through (a GitRepository's
+   * spec.ignore shapes its own): the rules in source-controller's order, the last match
+   * deciding. A file every list leaves out is in no artifact.
+   */
+  ignore: IgnoreRule[][];
+}
+
+export interface IgnoreRule {
+  /** The folder the pattern applies within ('' for the whole repository). */
+  dir: string;
+  pattern: string;
+  /** Where it is written: `.sourceignore` file, `spec.ignore of GitRepository ns/name`, defaults. */
+  from: string;
 }
 
 export function producerKey(ref: ProducerRef): string {

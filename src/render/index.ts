@@ -9,7 +9,7 @@ import { FluxLocalEngine } from './flux-local/index.js';
 
 export * from './engine.js';
 export { parseSourceMapping, SourceMappingSchema, type SourceMapping } from './source-mapping.js';
-export { keepLastApplied } from './flux/index.js';
+export { ignoreRuleOf, keepLastApplied } from './flux/index.js';
 export * from './settings.js';
 
 export function createEngine(name: EngineName, deps: EngineDeps): RenderEngine {

@@ -12,6 +12,7 @@ import { groupChanges } from './group-changes.js';
 import { omissionFooter, renderMarkdownChanges, worstOmission } from './markdown-changes.js';
 import { persistingSection } from './markdown-errors.js';
 import { renderMarkdownSummary } from './markdown-summary.js';
+import { renderMarkdownUnrendered } from './markdown-unrendered.js';
 import { levelLabel } from './resource-label.js';
 
 /** GitHub's limit on an issue comment body. */
@@ -34,7 +35,10 @@ export function renderMarkdown(raw: AnalysisResult, opts: MarkdownOptions = {}):
   const max = opts.maxChars ?? MARKDOWN_MAX_CHARS;
   const groups = groupChanges(result);
   const reserve = omissionFooter(worstOmission(groups), result.reportUrl).length;
-  const summary = renderMarkdownSummary(result, { budget: max - reserve, listShare: 1 / 3 });
+  const unrendered = renderMarkdownUnrendered(result, Math.floor(max / 8));
+  const summary =
+    renderMarkdownSummary(result, { budget: max - reserve - unrendered.length, listShare: 1 / 3 }) +
+    unrendered;
   const persisting = persistingSection(
     result,
     Math.max(0, Math.floor((max - reserve - summary.length) / 3)),

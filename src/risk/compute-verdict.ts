@@ -3,6 +3,8 @@
  * Producers the PR changes that could not be rendered (unassessed) lead the headline, lift
  * the level to at least caution and rule out routine: an analysis that skipped part of the
  * change must not read as "OK". They add no finding, so the gate (exit code) ignores them.
+ * Changed files nothing rendered reads follow them the same way, at info: a README is the
+ * usual one, and a file only an unrendered object applies the one that matters.
  */
 import {
   type AnalysisVerdict,
@@ -65,18 +67,30 @@ export function unassessedHeadline(unassessed: readonly UnassessedProducer[]): s
   return `not assessed: ${plural(unassessed.length, noun)} could not be rendered: ${reasons}`;
 }
 
+/** "2 changed files are read by nothing fluxlens renders". */
+export function unreadHeadline(unread: number): string {
+  return `${plural(unread, 'changed file')} ${unread === 1 ? 'is' : 'are'} read by nothing fluxlens renders`;
+}
+
+/**
+ * `unread`: how many changed files nothing fluxlens renders reads (ChangedFiles.unread);
+ * while any is, the level is at least info, nothing is routine and the headline says so.
+ */
 export function computeVerdict(
   findings: Finding[],
   changes: ResourceChange[],
   errorsIntroduced: number,
   unassessed: readonly UnassessedProducer[] = [],
+  unread = 0,
 ): AnalysisVerdict {
   const counts: Record<Level, number> = { info: 0, caution: 0, danger: 0 };
   for (const finding of findings) counts[finding.level] += 1;
   const highest = [...LEVELS].reverse().find((l) => counts[l] > 0) ?? 'none';
-  const level = unassessed.length > 0 ? maxLevel(highest, 'caution') : highest;
+  const assessed = unassessed.length > 0 ? maxLevel(highest, 'caution') : highest;
+  const level = unread > 0 ? maxLevel(assessed, 'info') : assessed;
   const routine =
     unassessed.length === 0 &&
+    unread === 0 &&
     changes.length > 0 &&
     errorsIntroduced === 0 &&
     counts.caution === 0 &&
@@ -84,11 +98,16 @@ export function computeVerdict(
     changes.every(isRoutineChange);
   const sorted = sortFindings(findings);
   const usual = headline(sorted, changes, errorsIntroduced, routine);
+  const leads = [
+    ...(unassessed.length > 0 ? [unassessedHeadline(unassessed)] : []),
+    ...(unread > 0 ? [unreadHeadline(unread)] : []),
+  ];
   return {
     level,
-    headline: unassessed.length > 0 ? `${unassessedHeadline(unassessed)}; ${usual}` : usual,
+    headline: [...leads, usual].join('; '),
     routine,
     counts,
     unassessed: unassessed.length,
+    ...(unread > 0 ? { unread } : {}),
   };
 }

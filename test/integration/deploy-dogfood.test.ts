@@ -94,13 +94,21 @@ describe('fluxlens render on deploy/', () => {
 
   it('renders deploy/flux with its GitRepository mapped to the local tree, host and tag substituted', () => {
     expect(fluxRender.errors).toEqual([]);
+    // Nothing in deploy/flux applies it: it is applied as `flux bootstrap` would apply it.
     expect(fluxRender.producers).toEqual([
+      expect.objectContaining({
+        kind: 'Kustomization',
+        namespace: 'flux-system',
+        name: 'flux-system',
+      }),
       expect.objectContaining({
         kind: 'Kustomization',
         namespace: 'flux-system',
         name: 'fluxlens',
       }),
     ]);
+    // Its GitRepository and Kustomization are objects of the cluster, as in a fleet repository.
+    expect(named(fluxRender, 'Kustomization', 'fluxlens')).toBeDefined();
     expect(named(fluxRender, 'HTTPRoute', 'fluxlens')).toMatchObject({
       spec: { hostnames: ['fluxlens.example.com'] },
     });

@@ -1,10 +1,11 @@
 /**
- * Issue 10, point 6: whose are the entry's own files? The cluster's entry folder is applied
- * by its bootstrap Kustomization: flux-system from `flux bootstrap`'s gotk-sync.yaml, or
- * the one flux-operator creates from a FluxInstance's spec.sync. Objects written directly
- * in the entry, and a PR's changes to them, belong to that producer. Without either, the
- * entry's own files stay as discovery reads them: its Flux objects are producers defined
- * by their files, and nothing else of it is in the rendered cluster.
+ * Whose are the entry's own files? The cluster's entry folder is applied by its bootstrap
+ * Kustomization: flux-system from `flux bootstrap`'s gotk-sync.yaml, or the one
+ * flux-operator creates from a FluxInstance's spec.sync. Objects written directly in the
+ * entry, and a PR's changes to them, belong to that producer. When nothing in the
+ * repository applies the entry (a placeholder gotk-sync.yaml, a FluxInstance from a chart),
+ * the render assumes the Kustomization bootstrap writes, so the entry's own Kustomizations
+ * and controller manifests are objects that a PR changes like any other.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { objectMeta, producerKey, type RenderedCluster } from '../../src/model/render.js';
@@ -70,11 +71,25 @@ const GOTK: RepoFiles = {
     'resources:\n  - gotk-components.yaml\n  - gotk-sync.yaml\n',
 };
 
+/** bootstrap's kustomization.yaml, patching the controllers' arguments as Flux's docs show. */
+function CONTROLLER_PATCH(flag: string): string {
+  return (
+    'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n' +
+    'resources:\n  - gotk-components.yaml\n  - gotk-sync.yaml\npatches:\n' +
+    `  - patch: |\n      - op: add\n        path: /spec/template/spec/containers/0/args/-\n        value: ${flag}\n` +
+    '    target:\n      kind: Deployment\n'
+  );
+}
+
 /** A flux-operator cluster: the FluxInstance in the entry, syncing the entry. */
 const OPERATOR: RepoFiles = {
   'clusters/prod/flux-system/flux-instance.yaml': fluxInstance({ path: 'clusters/prod' }),
   'clusters/prod/flux-system/kustomization.yaml': 'resources:\n  - flux-instance.yaml\n',
 };
+
+function producerRef(name: string) {
+  return { kind: 'Kustomization', namespace: 'flux-system', name };
+}
 
 async function render(files: RepoFiles, entry = 'clusters/prod'): Promise<RenderedCluster> {
   const repo = makeRepo(files);
@@ -176,16 +191,44 @@ describe("the entry's own files", () => {
     ]);
   });
 
-  it('have no producer when nothing applies the entry: its Kustomizations come from their files', async () => {
+  it('belong to a flux-system Kustomization assumed as `flux bootstrap` writes it when nothing applies the entry', async () => {
     // A FluxInstance syncing another folder does not apply this one.
     const cluster = await render({
       ...ENTRY,
       'clusters/prod/flux-instance.yaml': fluxInstance({ path: 'clusters/staging' }),
     });
     expect(cluster.errors).toEqual([]);
-    expect(attribution(cluster)).toEqual(['ConfigMap/web <- apps']);
+    expect(attribution(cluster)).toEqual([
+      'ConfigMap/cluster-settings <- flux-system',
+      'ConfigMap/web <- apps',
+      'FluxInstance/flux <- flux-system',
+      'Kustomization/apps <- flux-system',
+    ]);
+    expect(cluster.producers.map(producerKey)).toEqual([
+      'Kustomization/flux-system/apps',
+      'Kustomization/flux-system/flux-system',
+    ]);
+    const [apps, bootstrapKs] = cluster.producers;
+    expect(apps?.definedIn).toEqual({ parent: producerRef('flux-system') });
+    expect(bootstrapKs).toMatchObject({
+      path: 'clusters/prod',
+      source: 'GitRepository/flux-system/flux-system',
+      definedIn: { file: '' },
+      byConvention: 'flux-bootstrap',
+    });
+  });
+
+  it('assume no flux-system Kustomization over the repository root', async () => {
+    const cluster = await render(
+      {
+        'apps.yaml': yaml(fluxKustomization('apps', './apps')),
+        'apps/web.yaml': ENTRY['apps/web.yaml'] as string,
+      },
+      '.',
+    );
+    expect(cluster.errors).toEqual([]);
     expect(cluster.producers.map(producerKey)).toEqual(['Kustomization/flux-system/apps']);
-    expect(cluster.producers[0]?.definedIn).toEqual({ file: 'clusters/prod/apps.yaml', line: 1 });
+    expect(cluster.producers[0]?.definedIn).toEqual({ file: 'apps.yaml', line: 1 });
   });
 });
 
@@ -223,5 +266,94 @@ describe('a pull request changing a file directly in the entry', () => {
     expect(block).toContain('1 changed');
     expect(block).toContain('**changed** `ConfigMap/flux-system/cluster-settings`');
     expect(block).toContain('+  DOMAIN: b.example.org');
+  });
+});
+
+describe('a pull request in a cluster whose folder nothing in the repository applies', () => {
+  /** `flux bootstrap`'s files as example repositories commit them: placeholders. */
+  const PLACEHOLDERS: RepoFiles = {
+    'clusters/prod/flux-system/gotk-components.yaml': '# generated by flux bootstrap\n',
+    'clusters/prod/flux-system/gotk-sync.yaml': '# generated by flux bootstrap\n',
+    'clusters/prod/flux-system/kustomization.yaml': CONTROLLER_PATCH('--concurrent=20'),
+  };
+
+  async function review(before: RepoFiles, after: RepoFiles) {
+    const repo = makeRepo(before, { git: true });
+    repos.push(repo);
+    const base = repo.commit('base');
+    repo.write(after);
+    const head = repo.commit('change');
+    return analyzeBranches(repo.dir, base, head);
+  }
+
+  it("shows a top-level Kustomization's new serviceAccountName as a changed object", async () => {
+    const apps = fluxKustomization('apps', './apps');
+    const impersonating = {
+      ...apps,
+      spec: { ...(apps['spec'] as object), serviceAccountName: 'ops' },
+    };
+    const result = await review(
+      { ...PLACEHOLDERS, ...ENTRY },
+      { 'clusters/prod/apps.yaml': yaml(impersonating) },
+    );
+    expect(result.verdict.headline).not.toBe('No changes to the rendered cluster');
+    expect(result.changes).toEqual([
+      expect.objectContaining({
+        kind: 'Kustomization',
+        name: 'apps',
+        status: 'changed',
+        producer: producerRef('flux-system'),
+      }),
+    ]);
+    expect(result.clusters[0]?.bootstrapAssumed).toBe('both');
+    expect(result.files).toEqual({ read: ['clusters/prod/apps.yaml'], excluded: [], unread: [] });
+    expect(renderMarkdown(result)).toContain(
+      'Nothing in the repository applies `clusters/prod`: it is rendered as `flux bootstrap` applies it',
+    );
+  });
+
+  it('lists new controller flags as read by nothing when the controllers are placeholders', async () => {
+    const result = await review(
+      { ...PLACEHOLDERS, ...ENTRY },
+      { 'clusters/prod/flux-system/kustomization.yaml': CONTROLLER_PATCH('--concurrent=40') },
+    );
+    expect(result.changes).toEqual([]);
+    expect(result.files?.unread).toEqual(['clusters/prod/flux-system/kustomization.yaml']);
+    expect(result.verdict).toMatchObject({
+      level: 'info',
+      headline:
+        '1 changed file is read by nothing fluxlens renders; No changes to the rendered cluster',
+    });
+  });
+
+  it("shows new controller flags in flux-system/kustomization.yaml on the controllers' Deployment", async () => {
+    const components = yaml({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'kustomize-controller', namespace: 'flux-system' },
+      spec: {
+        selector: { matchLabels: { app: 'kustomize-controller' } },
+        template: {
+          metadata: { labels: { app: 'kustomize-controller' } },
+          spec: {
+            containers: [
+              { name: 'manager', image: 'ghcr.io/fluxcd/kc:v1', args: ['--log-level=info'] },
+            ],
+          },
+        },
+      },
+    });
+    const result = await review(
+      {
+        ...PLACEHOLDERS,
+        ...ENTRY,
+        'clusters/prod/flux-system/gotk-components.yaml': components,
+      },
+      { 'clusters/prod/flux-system/kustomization.yaml': CONTROLLER_PATCH('--concurrent=40') },
+    );
+    expect(result.files?.read).toEqual(['clusters/prod/flux-system/kustomization.yaml']);
+    const change = result.changes.find((c) => c.kind === 'Deployment');
+    expect(change).toMatchObject({ name: 'kustomize-controller', status: 'changed' });
+    expect(change?.diff).toContain('+            - --concurrent=40');
   });
 });

@@ -188,6 +188,13 @@ describe('an entry of namespace folders, with no Kustomization that applies it',
     repos.push(repo);
     const cluster = await builtinEngine().render({ repoDir: repo.dir, entry: 'apps', sources: [] });
     expect(cluster.errors).toEqual([]);
-    expect(cluster.producers.map(producerKey)).toEqual(['Kustomization/media/plex']);
+    // The entry itself is applied as `flux bootstrap` would apply it, so plex is its object.
+    expect(cluster.producers.map(producerKey)).toEqual([
+      'Kustomization/flux-system/flux-system',
+      'Kustomization/media/plex',
+    ]);
+    expect(cluster.producers[1]?.definedIn).toEqual({
+      parent: { kind: 'Kustomization', namespace: 'flux-system', name: 'flux-system' },
+    });
   });
 });

@@ -201,9 +201,9 @@ describe('a render is not kept', () => {
     let damaged = 0;
     for (const entry of readdirSync(cache.dir, { recursive: true, withFileTypes: true })) {
       const file = join(entry.parentPath, entry.name);
-      if (!entry.isFile() || !readFileSync(file, 'utf8').startsWith('{"v":1,"producers":'))
+      if (!entry.isFile() || !readFileSync(file, 'utf8').startsWith('{"v":2,"producers":'))
         continue;
-      writeFileSync(file, '{"v":1,"producers":');
+      writeFileSync(file, '{"v":2,"producers":');
       damaged += 1;
     }
     expect(damaged).toBe(1);

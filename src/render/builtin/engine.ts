@@ -22,10 +22,12 @@ import {
   SourceIgnore,
   Sources,
   discover,
+  withEntrySync,
   withInstanceSyncs,
 } from '../flux/index.js';
 import type { EngineDeps, RenderEngine, RenderProgress, RenderRequest } from '../engine.js';
 import { Producers } from './producers.js';
+import { accountReads } from './cluster-reads.js';
 import {
   mapLimit,
   materializeFiles,
@@ -97,12 +99,15 @@ export class BuiltinEngine implements RenderEngine {
     const entry = request.entry;
     const found =
       (await reuse.discovery(lacking)) ??
-      withInstanceSyncs(
-        await discover(
-          repoRoot,
-          entry,
-          await SourceIgnore.load(repoRoot, undefined, await walk(repoRoot)),
+      withEntrySync(
+        withInstanceSyncs(
+          await discover(
+            repoRoot,
+            entry,
+            await SourceIgnore.load(repoRoot, undefined, await walk(repoRoot)),
+          ),
         ),
+        request.repoUrl,
       );
     if (found.kustomizations.length === 0 && found.helmReleases.length === 0) {
       throw new FluxlensError(
@@ -137,6 +142,7 @@ export class BuiltinEngine implements RenderEngine {
     const cluster = producers.result({ ...(await this.toolVersions()) });
     const { lacking } = where;
     const definitions = producers.definitions();
+    await accountReads(cluster, { found, definitions, sources: deps.sources });
     await where.reuse.after(cluster, { lacking, definitions, lookup: objects.lookup });
     return cluster;
   }

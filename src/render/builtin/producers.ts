@@ -351,8 +351,8 @@ export class Producers {
     for (const e of entries) {
       if (e.error) errors.push({ producer: e.ref, ...e.error });
     }
-    errors.push(...dependsOnCycles(producers));
     const objects = entries.flatMap((e) => e.objects);
+    errors.push(...dependsOnCycles(producers, objects));
     // Producers themselves are left out: one that two parents apply is a duplicate (adopt).
     errors.push(...appliedTwiceErrors(objects, (m) => producesObjects(m, this.helm)));
     return { producers, objects, errors, tools };

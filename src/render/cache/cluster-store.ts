@@ -11,7 +11,7 @@ import { RENDER_ERROR_CODES, type RenderedCluster } from '../../model/index.js';
 import { faithfulJson, Ref, RenderedObject, withoutAbsent } from './outcome-store.js';
 import type { RenderCache } from './render-cache.js';
 
-const VERSION = 1;
+const VERSION = 2;
 
 const Producer = Ref.extend({
   path: z.string(),
@@ -27,6 +27,7 @@ const Producer = Ref.extend({
   skipped: z.string().optional(),
   assumed: z.array(z.string()).optional(),
   inputKey: z.string().optional(),
+  byConvention: z.literal('flux-bootstrap').optional(),
 });
 
 const RenderError = z.object({
@@ -43,6 +44,14 @@ const Entry = z.object({
   objects: z.array(RenderedObject),
   errors: z.array(RenderError),
   tools: z.record(z.string(), z.string()),
+  reads: z
+    .object({
+      files: z.array(z.string()),
+      ignore: z.array(
+        z.array(z.object({ dir: z.string(), pattern: z.string(), from: z.string() })),
+      ),
+    })
+    .optional(),
 });
 
 /** The stored render, counted as a hit of the cache when there is one (never as a miss). */
@@ -62,8 +71,9 @@ export async function readCluster(
   if (!parsed.success) return undefined;
   // JSON holds no undefined, so what passed the schema is taken as written, but objects,
   // whose Secret markers the rest of the renderer reads field by field.
-  const { producers, errors, tools } = raw as RenderedCluster;
-  return { producers, errors, tools, objects: parsed.data.objects.map(withoutAbsent) };
+  const { producers, errors, tools, reads } = raw as RenderedCluster;
+  const objects = parsed.data.objects.map(withoutAbsent);
+  return { producers, errors, tools, objects, ...(reads ? { reads } : {}) };
 }
 
 /** Stores a render; nothing when JSON would not give it back. */
@@ -72,7 +82,8 @@ export async function writeCluster(
   key: string,
   cluster: RenderedCluster,
 ): Promise<void> {
-  const { producers, objects, errors, tools } = cluster;
-  const text = faithfulJson({ v: VERSION, producers, objects, errors, tools });
+  const { producers, objects, errors, tools, reads } = cluster;
+  const stored = { v: VERSION, producers, objects, errors, tools, ...(reads ? { reads } : {}) };
+  const text = faithfulJson(stored);
   if (text !== undefined) await store.put(key, text);
 }

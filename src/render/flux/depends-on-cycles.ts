@@ -3,15 +3,27 @@
  * producers of a cycle never reconcile. Both engines report them, one RenderError per
  * producer in a cycle, the way a producer that applies its own ancestor is reported.
  */
-import { type Producer, type RenderError, producerKey, toRef } from '../../model/index.js';
+import {
+  type Producer,
+  type RenderError,
+  type RenderedObject,
+  objectMeta,
+  producerKey,
+  toRef,
+} from '../../model/index.js';
 
 /**
  * One error per producer that lies on a dependsOn cycle, naming the shortest cycle through
  * it (`Kustomization dependsOn cycle: ns/a -> ns/b -> ns/a`). A dependsOn naming a producer
  * that does not exist is no cycle; a producer waiting on a cycle without being on one gets
- * no error either. Deterministic: neighbours are visited in key order.
+ * no error either. Deterministic: neighbours are visited in key order. The error names the
+ * file the producer is written in: its own, or, given the rendered `objects`, the one its
+ * parent rendered it from.
  */
-export function dependsOnCycles(producers: readonly Producer[]): RenderError[] {
+export function dependsOnCycles(
+  producers: readonly Producer[],
+  objects: readonly RenderedObject[] = [],
+): RenderError[] {
   const byKey = new Map(producers.map((p) => [producerKey(p), p]));
   const edges = new Map<string, string[]>();
   for (const [key, p] of byKey) {
@@ -29,11 +41,30 @@ export function dependsOnCycles(producers: readonly Producer[]): RenderError[] {
       producer: toRef(producer),
       message: `${producer.kind} dependsOn cycle: ${names.join(' -> ')}`,
     };
-    if ('file' in producer.definedIn && producer.definedIn.file !== '')
-      error.file = producer.definedIn.file;
+    const file = definitionFile(producer, objects);
+    if (file !== undefined) error.file = file;
     errors.push(error);
   }
   return errors;
+}
+
+function definitionFile(
+  producer: Producer,
+  objects: readonly RenderedObject[],
+): string | undefined {
+  const { definedIn } = producer;
+  if ('file' in definedIn) return definedIn.file === '' ? undefined : definedIn.file;
+  const parent = producerKey(definedIn.parent);
+  const own = objects.find((o) => {
+    const meta = objectMeta(o.manifest);
+    return (
+      producerKey(o.producer) === parent &&
+      meta.kind === producer.kind &&
+      meta.name === producer.name &&
+      (meta.namespace ?? o.producer.namespace) === producer.namespace
+    );
+  });
+  return own?.file;
 }
 
 /** The producers left after repeatedly dropping those whose dependencies are all dropped. */

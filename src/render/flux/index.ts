@@ -6,6 +6,7 @@
 export { appliedTwiceErrors } from './applied-twice.js';
 export { dependsOnCycles } from './depends-on-cycles.js';
 export { discover } from './discover.js';
+export { assumesBootstrap, withEntrySync } from './entry-sync.js';
 export { type InstanceSync, instanceSync, withInstanceSyncs } from './flux-instance.js';
 export {
   CommonMetadata,
@@ -21,5 +22,5 @@ export {
 export { keepLastApplied } from './keep-last-applied.js';
 export { KUSTOMIZATION_FILE_NAMES } from './kustomization-references.js';
 export { refOf } from './ref-of.js';
-export { SourceIgnore } from './source-ignore.js';
+export { ignoreRuleOf, SourceIgnore } from './source-ignore.js';
 export { normalizeFluxPath, resolveInside, Sources } from './sources.js';

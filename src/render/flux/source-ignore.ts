@@ -7,6 +7,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join, posix } from 'node:path';
+import type { IgnoreRule } from '../../model/index.js';
 import { walkTree, type TreeEntry } from '../workspace/index.js';
 import ignore, { type Ignore } from 'ignore';
 
@@ -40,8 +41,13 @@ interface ScopedPattern {
   domain: string;
   /** The pattern as written. */
   pattern: string;
+  /** Where it is written (IgnoreRule.from). */
+  from: string;
   matcher: Ignore;
 }
+
+const VCS_FROM = "source-controller's version control exclusions";
+const DEFAULT_FROM = "source-controller's default exclusions (no .sourceignore nor spec.ignore)";
 
 export class SourceIgnore {
   /** Per folder, one matcher of its patterns as exclusions only (see mayIgnore). */
@@ -57,11 +63,20 @@ export class SourceIgnore {
     root: string,
     specIgnore?: string,
     entries?: readonly TreeEntry[],
+    specFrom = 'spec.ignore',
   ): Promise<SourceIgnore> {
     const own = await ignoreFilePatterns(root, entries ?? (await walkTree(root)));
-    if (specIgnore !== undefined) own.push(...readPatterns(specIgnore, ''));
-    const base = own.length > 0 ? VCS_PATTERNS : [...VCS_PATTERNS, ...DEFAULT_PATTERNS];
-    return new SourceIgnore([...base.map((p) => scoped('', p)), ...own]);
+    if (specIgnore !== undefined) own.push(...readPatterns(specIgnore, '', specFrom));
+    const base = [
+      ...VCS_PATTERNS.map((p) => scoped('', p, VCS_FROM)),
+      ...(own.length > 0 ? [] : DEFAULT_PATTERNS.map((p) => scoped('', p, DEFAULT_FROM))),
+    ];
+    return new SourceIgnore([...base, ...own]);
+  }
+
+  /** The rules as data, to be kept with a render (RepositoryReads.ignore). */
+  rules(): IgnoreRule[] {
+    return this.patterns.map(({ domain, pattern, from }) => ({ dir: domain, pattern, from }));
   }
 
   /**
@@ -94,15 +109,29 @@ export class SourceIgnore {
   }
 }
 
-function scoped(domain: string, pattern: string): ScopedPattern {
-  return { domain, pattern, matcher: ignore({ allowRelativePaths: true }).add(pattern) };
+/** The rule that leaves the file at `relPath` out, if one does; `rules` as rules() gives them. */
+export function ignoreRuleOf(
+  rules: readonly IgnoreRule[],
+  relPath: string,
+): IgnoreRule | undefined {
+  const segments = relPath.split('/').filter(Boolean);
+  for (let i = rules.length - 1; i >= 0; i--) {
+    const rule = rules[i]!;
+    const verdict = matchScoped(scoped(rule.dir, rule.pattern, rule.from), segments, false);
+    if (verdict !== undefined) return verdict ? rule : undefined;
+  }
+  return undefined;
 }
 
-function readPatterns(text: string, domain: string): ScopedPattern[] {
+function scoped(domain: string, pattern: string, from: string): ScopedPattern {
+  return { domain, pattern, from, matcher: ignore({ allowRelativePaths: true }).add(pattern) };
+}
+
+function readPatterns(text: string, domain: string, from: string): ScopedPattern[] {
   return text
     .split(/\r?\n/)
     .filter((line) => !line.startsWith('#') && line.trim() !== '')
-    .map((line) => scoped(domain, line));
+    .map((line) => scoped(domain, line, from));
 }
 
 /** undefined: the pattern says nothing; true: excluded; false: re-included. */
@@ -136,7 +165,10 @@ async function ignoreFilePatterns(
   const texts = await Promise.all(
     folders.map((segments) => readFile(join(root, ...segments, '.sourceignore'), 'utf8')),
   );
-  return folders.flatMap((segments, i) => readPatterns(texts[i] ?? '', segments.join('/')));
+  return folders.flatMap((segments, i) => {
+    const dir = segments.join('/');
+    return readPatterns(texts[i] ?? '', dir, dir === '' ? '.sourceignore' : `${dir}/.sourceignore`);
+  });
 }
 
 /** A walk's order: a folder before what it holds, siblings by name. */

@@ -6,7 +6,7 @@
  */
 import { realpath } from 'node:fs/promises';
 import { join, posix, resolve, sep } from 'node:path';
-import type { Manifest } from '../../model/index.js';
+import type { IgnoreRule, Manifest } from '../../model/index.js';
 import type { SourceMapping } from '../source-mapping.js';
 import { SourceIgnore } from './source-ignore.js';
 import { copyTree, keepsWholeTree, type TreeEntry } from '../workspace/index.js';
@@ -43,6 +43,8 @@ export function normalizeGitUrl(url: string): string {
 
 export class Sources {
   readonly #copies = new Map<string, Promise<string>>();
+  /** The rules of each artifact of the reviewed repository made so far, by copy. */
+  readonly #repositoryRules = new Map<string, IgnoreRule[]>();
 
   constructor(
     private readonly workspace: string,
@@ -69,14 +71,14 @@ export class Sources {
       const dir = resolve(mapped.dir);
       const isRepository =
         (await realpath(dir).catch(() => dir)) === (await realpath(this.repositoryRoot));
-      const root = await this.copy(dir, ignore, 'copy');
+      const root = await this.copy(dir, ignore, 'copy', isRepository ? id : undefined);
       return { kind: 'found', id, root, isRepository, ignore };
     }
     if (ref.kind === 'GitRepository' && this.isOwnRepository(ref, object)) {
       return {
         kind: 'found',
         id,
-        root: await this.copy(this.repositoryRoot, ignore, 'link'),
+        root: await this.copy(this.repositoryRoot, ignore, 'link', id),
         isRepository: true,
         ignore,
       };
@@ -85,6 +87,17 @@ export class Sources {
       ? `source ${id} is not this repository and is not mapped (use --source ${ref.name}=DIR)`
       : `source ${id} was not found`;
     return { kind: 'skipped', id, reason };
+  }
+
+  /**
+   * The ignore rules of every artifact of the reviewed repository made so far, or, when none
+   * was, of the repository as discovery reads it (no spec.ignore).
+   */
+  async repositoryRules(): Promise<IgnoreRule[][]> {
+    await Promise.allSettled(this.#copies.values());
+    if (this.#repositoryRules.size > 0) return [...this.#repositoryRules.values()];
+    const root = this.repositoryRoot;
+    return [(await SourceIgnore.load(root, undefined, await this.walk(root))).rules()];
   }
 
   private isOwnRepository(ref: SourceRef, object: Manifest | undefined): boolean {
@@ -104,14 +117,20 @@ export class Sources {
    * workspace/tree.ts), or is that copy itself when the ignore rules leave out nothing of it; a
    * mapped folder is the user's, and is copied.
    */
-  private copy(dir: string, ignore: string | undefined, mode: 'link' | 'copy'): Promise<string> {
+  private copy(
+    dir: string,
+    ignore: string | undefined,
+    mode: 'link' | 'copy',
+    repository?: string,
+  ): Promise<string> {
     const key = `${dir}\0${ignore ?? ''}`;
     let copy = this.#copies.get(key);
     if (!copy) {
       copy = (async () => {
         const dest = join(this.workspace, `source-${this.#copies.size}`);
         const entries = await this.walk(dir);
-        const rules = await SourceIgnore.load(dir, ignore, entries);
+        const rules = await SourceIgnore.load(dir, ignore, entries, `spec.ignore of ${repository}`);
+        if (repository !== undefined) this.#repositoryRules.set(key, rules.rules());
         const keep = (rel: string, isDir: boolean) => !rules.ignores(rel, isDir);
         const surelyKept = (rel: string, isDir: boolean) =>
           !rules.mayIgnore(rel, isDir) || keep(rel, isDir);

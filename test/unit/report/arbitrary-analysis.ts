@@ -181,6 +181,13 @@ export function analysisArb(shape: AnalysisShape): fc.Arbitrary<AnalysisResult> 
         { maxLength: 12 },
       ),
       unassessed: fc.array(unassessedArb, { maxLength: 5 }),
+      unread: fc.array(nameArb, { maxLength: 300 }),
+      excluded: fc.array(fc.record({ path: nameArb, pattern: nameArb, from: messageArb(6) }), {
+        maxLength: 100,
+      }),
+      bootstrap: fc.option(fc.constantFrom('base' as const, 'head' as const, 'both' as const), {
+        nil: undefined,
+      }),
     })
     .chain((base) =>
       fc.record({
@@ -249,9 +256,11 @@ export function analysisArb(shape: AnalysisShape): fc.Arbitrary<AnalysisResult> 
           errorsIntroduced: i === 0 ? base.introduced : [],
           errorsFixed: i === 0 ? base.fixed : [],
           unassessed: i === 0 ? unassessed : [],
+          ...(i === 0 && base.bootstrap ? { bootstrapAssumed: base.bootstrap } : {}),
         }),
       );
-      const result = analysis({ changes, findings, clusters, errors });
+      const files = { read: [], excluded: base.excluded, unread: base.unread };
+      const result = analysis({ changes, findings, clusters, errors, files });
       result.verdict.headline = base.headline;
       if (base.reportUrl !== undefined) result.reportUrl = base.reportUrl;
       return result;

@@ -165,3 +165,62 @@ describe('the verdict', () => {
     expect(computeVerdict(findings, changes, errors).headline).toBe(headline);
   });
 });
+
+describe('the verdict while changed files are read by nothing fluxlens renders', () => {
+  const unassessed = [
+    {
+      producer: { ...APPS, kind: 'HelmRelease' as const },
+      side: 'head' as const,
+      reason: 'chart unavailable',
+    },
+  ];
+  it.each<[string, Finding[], ResourceChange[], number, { level: string; headline: string }]>([
+    [
+      'is info, not OK, when nothing else changed',
+      [],
+      [],
+      1,
+      {
+        level: 'info',
+        headline:
+          '1 changed file is read by nothing fluxlens renders; No changes to the rendered cluster',
+      },
+    ],
+    [
+      'keeps a higher finding level and says both',
+      [exposed],
+      [replicas],
+      2,
+      {
+        level: 'caution',
+        headline: `2 changed files are read by nothing fluxlens renders; ${computeVerdict([exposed], [replicas], 0).headline}`,
+      },
+    ],
+  ])('%s', (_name, findings, changes, unread, expected) => {
+    const verdict = computeVerdict(findings, changes, 0, [], unread);
+    expect(verdict).toMatchObject({ ...expected, unread, routine: false });
+  });
+
+  it('is not routine, though only an image changed', () => {
+    expect(computeVerdict([], [imageBump], 0).routine).toBe(true);
+    expect(computeVerdict([], [imageBump], 0, [], 1).routine).toBe(false);
+  });
+
+  it('follows what was not assessed in the headline', () => {
+    const verdict = computeVerdict([], [], 0, unassessed, 3);
+    expect(verdict.level).toBe('caution');
+    expect(verdict.headline).toBe(
+      'not assessed: 1 changed HelmRelease could not be rendered: chart unavailable; ' +
+        '3 changed files are read by nothing fluxlens renders; No changes to the rendered cluster',
+    );
+  });
+
+  it('says nothing of files when every one is accounted for', () => {
+    const verdict = computeVerdict([], [], 0, [], 0);
+    expect(verdict).toMatchObject({
+      level: 'none',
+      headline: 'No changes to the rendered cluster',
+    });
+    expect(verdict).not.toHaveProperty('unread');
+  });
+});
