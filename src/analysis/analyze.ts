@@ -11,7 +11,7 @@ import {
   treeEntry,
   type ResolvedRevisions,
 } from '../git/index.js';
-import type { AnalysisResult, RenderedCluster } from '../model/index.js';
+import type { AnalysisResult, FailOn, RenderedCluster } from '../model/index.js';
 import {
   clusterEntries,
   clustersAddedAtHead,
@@ -28,7 +28,7 @@ import {
   type RenderSettings,
 } from '../render/index.js';
 import { redactAnalysisResult, secretValuesOf } from '../redact/index.js';
-import { evaluateRisk, RULE_IDS, type FailOn } from '../risk/index.js';
+import { evaluateRisk, RULE_IDS } from '../risk/index.js';
 import type { ToolRunner } from '../tool-runner.js';
 import { assembleResult, type RenderedPair } from './assemble-result.js';
 import type { AnalysisDeps, AnalysisRequest } from './request.js';

@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { errorMessage, SetupError, UsageError } from '../errors.js';
-import type { FailOn } from '../analysis/index.js';
+import { FAIL_ON, type FailOn } from '../model/index.js';
 
 /** An empty variable is an unset one: action.yml passes `''` for an input left out. */
 const optional = <T extends z.ZodType>(schema: T) =>
@@ -61,9 +61,7 @@ const ActionEnvSchema = z.object({
   ),
   /** Overrides the base policy's failOn. */
   INPUT_FAIL_ON: optional(
-    z.enum(['info', 'caution', 'danger', 'never'], {
-      error: 'must be info, caution, danger or never',
-    }),
+    z.enum(FAIL_ON, { error: `must be ${FAIL_ON.slice(0, -1).join(', ')} or ${FAIL_ON.at(-1)}` }),
   ),
   INPUT_ENGINE: optional(
     z.enum(['builtin', 'flux-local'], { error: 'must be builtin or flux-local' }),

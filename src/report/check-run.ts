@@ -2,8 +2,8 @@
  * The check-run output for a PR's head commit: conclusion, title, summary (verdict and
  * findings), text (object diffs) and one annotation per finding with a source file.
  */
-import { type AnalysisResult, type Level, levelRank } from '../model/index.js';
-import { gate, type FailOn } from '../risk/index.js';
+import { type AnalysisResult, type FailOn, type Level, levelRank } from '../model/index.js';
+import { gate } from '../risk/index.js';
 import { clipText, oneLine } from './clip-text.js';
 import { displaySafe } from './display-text.js';
 import { groupChanges } from './group-changes.js';
@@ -63,7 +63,7 @@ function unassessedCount(result: AnalysisResult): number {
   return Math.max(listed, result.verdict.unassessed ?? 0);
 }
 
-export function renderCheckRun(result: AnalysisResult, failOn: Level | 'never'): CheckRunOutput {
+export function renderCheckRun(result: AnalysisResult, failOn: FailOn): CheckRunOutput {
   result = displaySafe(result);
   const groups = groupChanges(result);
   const max = CHECK_RUN_MAX_CHARS;

@@ -3,9 +3,8 @@
  * comment. Every write is an upsert, so a retried job lands once.
  */
 import type { CheckRunConclusion } from '../github/index.js';
-import type { AnalysisResult } from '../model/index.js';
+import type { AnalysisResult, FailOn } from '../model/index.js';
 import { MARKDOWN_MAX_CHARS, renderCheckRun, renderMarkdown } from '../report/index.js';
-import type { FailOn } from '../analysis/index.js';
 import type { Target } from './types.js';
 
 export const CHECK_RUN_NAME = 'fluxlens';
