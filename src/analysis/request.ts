@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { UsageError } from '../errors.js';
 import type { ResolvedRevisions } from '../git/index.js';
 import {
+  DEFAULT_ENGINE,
   EngineNameSchema,
   RenderOptionsSchema,
   SourceMappingSchema,
@@ -28,7 +29,7 @@ export const AnalysisRequestSchema = z
     head: z.string().min(1).optional(),
     /** Entry folders, each one cluster; used when the policy names no clusters. */
     paths: z.array(z.string().min(1)).default([]),
-    engine: EngineNameSchema.default('builtin'),
+    engine: EngineNameSchema.default(DEFAULT_ENGINE),
     render: RenderOptionsSchema.default(RenderOptionsSchema.parse({})),
     /** Local folders standing in for Flux sources other than the repository itself. */
     sources: z.array(SourceMappingSchema).default([]),

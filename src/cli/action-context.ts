@@ -8,10 +8,14 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import { errorMessage, SetupError, UsageError } from '../errors.js';
 import { FAIL_ON, type FailOn } from '../model/index.js';
+import { DEFAULT_ENGINE, EngineNameSchema, type EngineName } from '../render/index.js';
 
 /** An empty variable is an unset one: action.yml passes `''` for an input left out. */
 const optional = <T extends z.ZodType>(schema: T) =>
   z.preprocess((v) => (v === '' ? undefined : v), schema.optional());
+/** `must be a, b or c`: what a closed list of words accepts. */
+const mustBe = (words: readonly string[]) =>
+  `must be ${words.slice(0, -1).join(', ')} or ${words.at(-1) ?? ''}`;
 const httpUrl = z
   .string()
   .url()
@@ -60,12 +64,10 @@ const ActionEnvSchema = z.object({
       .filter((p) => p !== ''),
   ),
   /** Overrides the base policy's failOn. */
-  INPUT_FAIL_ON: optional(
-    z.enum(FAIL_ON, { error: `must be ${FAIL_ON.slice(0, -1).join(', ')} or ${FAIL_ON.at(-1)}` }),
-  ),
+  INPUT_FAIL_ON: optional(z.enum(FAIL_ON, { error: mustBe(FAIL_ON) })),
   INPUT_ENGINE: optional(
-    z.enum(['builtin', 'flux-local'], { error: 'must be builtin or flux-local' }),
-  ).transform((e) => e ?? 'builtin'),
+    z.enum(EngineNameSchema.options, { error: mustBe(EngineNameSchema.options) }),
+  ).transform((e) => e ?? DEFAULT_ENGINE),
   /** Whether to upsert the sticky comment. */
   INPUT_COMMENT: optional(z.enum(['true', 'false'], { error: 'must be true or false' })).transform(
     (c) => c !== 'false',
@@ -116,7 +118,7 @@ export interface ActionContext {
   login: string | undefined;
   paths: string[];
   failOn: FailOn | undefined;
-  engine: 'builtin' | 'flux-local';
+  engine: EngineName;
   comment: boolean;
 }
 

@@ -9,6 +9,8 @@ import { nearest } from './suggest.js';
 import { errorMessage, UsageError } from '../errors.js';
 import { repositoryPath } from '../model/index.js';
 import {
+  DEFAULT_ENGINE,
+  EngineNameSchema,
   parseSourceMapping,
   type EngineName,
   type RenderOptions,
@@ -17,7 +19,7 @@ import {
 
 /** parseArgs option specs of the flags that decide how a repository renders. */
 export const RENDER_OPTIONS = {
-  engine: { type: 'string', default: 'builtin' },
+  engine: { type: 'string', default: DEFAULT_ENGINE },
   source: { type: 'string', multiple: true, default: [] },
   'repo-url': { type: 'string' },
   'lenient-substitution': { type: 'boolean', default: false },
@@ -57,7 +59,7 @@ export function oneOf<T extends string>(flag: string, value: string, allowed: re
 }
 
 export function engineName(flags: RenderFlags): EngineName {
-  return oneOf('--engine', flags.engine, ['builtin', 'flux-local'] as const);
+  return oneOf('--engine', flags.engine, EngineNameSchema.options);
 }
 
 export function sourceMappings(flags: RenderFlags): SourceMapping[] {

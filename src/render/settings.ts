@@ -11,6 +11,9 @@ export const EngineNameSchema = z.enum(['builtin', 'flux-local']);
 
 export type EngineName = z.infer<typeof EngineNameSchema>;
 
+/** The engine a request, a flag set or an Action run gets when it names none. */
+export const DEFAULT_ENGINE: EngineName = 'builtin';
+
 /**
  * How chart downloads may use the network (see helm/chart/chart-network.ts): bounds on connecting
  * and on the first byte of an answer, and whether repository-declared URLs may reach
