@@ -20,6 +20,21 @@ const httpUrl = z
   .refine((u) => /^https?:\/\//.test(u), 'must be an http(s) URL')
   .transform((u) => u.replace(/\/+$/, ''));
 
+/**
+ * The defaults of the tool and chart-download limits below, for what runs without a loaded
+ * config (a ToolRunner call that sets no limit, render's baseline settings): the same
+ * values everywhere, whichever way a run is set up.
+ */
+export const DEFAULT_TOOL_TIMEOUT_MS = 120_000;
+export const DEFAULT_MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
+export const DEFAULT_CHART_CONNECT_TIMEOUT_MS = 10_000;
+export const DEFAULT_CHART_RESPONSE_TIMEOUT_MS = 30_000;
+/**
+ * How a render treats substituteFrom and valuesFrom sources that only the cluster holds,
+ * when neither the request nor the repository's policy says: `assume` them present.
+ */
+export const DEFAULT_IN_CLUSTER_SOURCES = 'assume';
+
 /** What the CLI and the worker both read: tools, limits, the cache. */
 const RenderEnvSchema = z.object({
   /** Where scripts/install-tools puts pinned tools; searched before PATH. */
@@ -30,9 +45,9 @@ const RenderEnvSchema = z.object({
    */
   FLUXLENS_CONCURRENCY: positiveInt(64).optional(),
   /** Seconds one tool run may take before it is killed and reported as a per-producer error. */
-  FLUXLENS_TOOL_TIMEOUT_SECONDS: positiveInt(3600).default(120),
+  FLUXLENS_TOOL_TIMEOUT_SECONDS: positiveInt(3600).default(DEFAULT_TOOL_TIMEOUT_MS / 1000),
   /** Cap on one tool run's output; a bigger render is an error rather than an OOM. */
-  FLUXLENS_MAX_OUTPUT_MB: positiveInt(4096).default(64),
+  FLUXLENS_MAX_OUTPUT_MB: positiveInt(4096).default(DEFAULT_MAX_OUTPUT_BYTES / 1024 / 1024),
   /** Chart cache, git mirrors, scratch folders and (inline mode) results live under it. */
   FLUXLENS_CACHE_DIR: z.string().min(1).optional(),
   /**
@@ -46,9 +61,13 @@ const RenderEnvSchema = z.object({
    */
   FLUXLENS_KUSTOMIZE_SERVER: z.enum(['on', 'off']).default('on'),
   /** Seconds a chart download may take to connect. */
-  FLUXLENS_CHART_CONNECT_TIMEOUT_SECONDS: positiveInt(600).default(10),
+  FLUXLENS_CHART_CONNECT_TIMEOUT_SECONDS: positiveInt(600).default(
+    DEFAULT_CHART_CONNECT_TIMEOUT_MS / 1000,
+  ),
   /** Seconds a connected chart server may take to start answering. */
-  FLUXLENS_CHART_RESPONSE_TIMEOUT_SECONDS: positiveInt(3600).default(30),
+  FLUXLENS_CHART_RESPONSE_TIMEOUT_SECONDS: positiveInt(3600).default(
+    DEFAULT_CHART_RESPONSE_TIMEOUT_MS / 1000,
+  ),
   /**
    * Whether chart URLs a repository declares may reach loopback, private, link-local and
    * other non-public addresses: `allow` (the CLI's default) or `deny` (the service's).

@@ -80,9 +80,10 @@ export async function analyze(
     clustersAddedAtHead(policy, () => readPolicy(revisions.head.sha), RULE_IDS),
   );
   // The request may ask for it; else the base's policy says how to render in-cluster sources.
+  const inClusterSources = request.render.inClusterSources ?? policy.inClusterSources;
   const settings = renderSettings(deps.machine, {
     ...request.render,
-    inClusterSources: request.render.inClusterSources ?? policy.inClusterSources ?? 'assume',
+    ...(inClusterSources !== undefined ? { inClusterSources } : {}),
   });
   const run: Run = {
     request,

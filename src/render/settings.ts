@@ -6,6 +6,13 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
+import {
+  DEFAULT_CHART_CONNECT_TIMEOUT_MS,
+  DEFAULT_CHART_RESPONSE_TIMEOUT_MS,
+  DEFAULT_IN_CLUSTER_SOURCES,
+  DEFAULT_MAX_OUTPUT_BYTES,
+  DEFAULT_TOOL_TIMEOUT_MS,
+} from '../config.js';
 
 export const EngineNameSchema = z.enum(['builtin', 'flux-local']);
 
@@ -55,8 +62,8 @@ export interface RegistryCredentials {
 
 export const DEFAULT_CHART_NETWORK: ChartNetwork = {
   privateAddresses: 'allow',
-  connectTimeoutMs: 10_000,
-  responseTimeoutMs: 30_000,
+  connectTimeoutMs: DEFAULT_CHART_CONNECT_TIMEOUT_MS,
+  responseTimeoutMs: DEFAULT_CHART_RESPONSE_TIMEOUT_MS,
 };
 
 export interface HelmSettings {
@@ -107,16 +114,19 @@ export interface RenderSettings {
   cache?: { dir: string; maxBytes: number } | undefined;
 }
 
-/** Flux's own behaviour throughout; renderSettings gives what the CLI and the service ask. */
+/**
+ * Flux's own behaviour, but for sources only the cluster holds (assumed present, as every
+ * review does unless told otherwise); renderSettings gives what the CLI and the service ask.
+ */
 export const DEFAULT_RENDER_SETTINGS: RenderSettings = {
   strictSubstitution: true,
-  inClusterSources: 'fail',
+  inClusterSources: DEFAULT_IN_CLUSTER_SOURCES,
   allowRemoteBases: false,
   enableExecPlugins: false,
   kustomizeServer: true,
   concurrency: 2,
-  toolTimeoutMs: 120_000,
-  maxOutputBytes: 64 * 1024 * 1024,
+  toolTimeoutMs: DEFAULT_TOOL_TIMEOUT_MS,
+  maxOutputBytes: DEFAULT_MAX_OUTPUT_BYTES,
   maxSourceFiles: 100_000,
   helm: {
     enabled: true,
@@ -181,7 +191,7 @@ export function renderSettings(machine: RenderMachine, options: RenderOptions): 
   return {
     ...DEFAULT_RENDER_SETTINGS,
     strictSubstitution: !options.lenientSubstitution,
-    inClusterSources: options.inClusterSources ?? 'assume',
+    inClusterSources: options.inClusterSources ?? DEFAULT_IN_CLUSTER_SOURCES,
     allowRemoteBases: options.allowRemoteBases,
     enableExecPlugins: options.enableExecPlugins,
     helm: {

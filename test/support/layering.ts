@@ -26,7 +26,7 @@ export const LAYERS: Record<string, readonly string[]> = {
   yaml: [],
   policy: ['yaml'],
   git: ['tool-runner'],
-  render: ['yaml', 'redact', 'git', 'tool-runner'],
+  render: ['yaml', 'redact', 'git', 'tool-runner', 'config'],
   diff: ['redact', 'policy'],
   risk: ['diff', 'policy'],
   report: ['risk'],
