@@ -15,7 +15,12 @@ import {
   type ResultStore,
 } from '../src/queue/index.js';
 import { parseAnalysisResult, renderHtml } from '../src/report/index.js';
-import { acknowledgeCommand, reportSigningKey, reportSkipped } from '../src/review/index.js';
+import {
+  acknowledgeCommand,
+  CHECK_RUN_NAME,
+  reportSigningKey,
+  reportSkipped,
+} from '../src/review/index.js';
 import { buildServer, startResync } from '../src/server/index.js';
 import {
   type ProcessIO,
@@ -61,6 +66,7 @@ async function serve(io: ProcessIO): Promise<void> {
     renderDrafts: config.renderDrafts,
     renderForks: config.renderForks,
     ...optional('repositoryAllowlist', config.repositories),
+    checkRunName: CHECK_RUN_NAME,
     ...(config.github.auth?.kind === 'app' ? { appId: Number(config.github.auth.appId) } : {}),
     metrics: service.registry,
     credentialRejection: () => credentials.rejection(),

@@ -1,5 +1,5 @@
 /**
- * The check run named `fluxlens` on a head commit, as an upsert. GitHub appends
+ * Our check run (of the name the caller gives) on a head commit, as an upsert. GitHub appends
  * annotations on every update and cannot remove them, so a completed run is never
  * rewritten: the same result leaves it alone, a different one gets a new run (GitHub
  * shows the newest run of a name).
@@ -15,7 +15,6 @@ import type {
 
 /** GitHub accepts at most this many annotations per create or update request. */
 const ANNOTATIONS_PER_REQUEST = 50;
-const DEFAULT_NAME = 'fluxlens';
 
 function batchesOf(annotations: readonly CheckRunAnnotation[]): CheckRunAnnotation[][] {
   const batches: CheckRunAnnotation[][] = [];
@@ -102,7 +101,7 @@ export async function ensureCheckRun(
   input: CheckRunInput,
 ): Promise<CheckRunOutcome> {
   const { owner, repo } = input;
-  const name = input.name ?? DEFAULT_NAME;
+  const { name } = input;
   const existing = input.checkRunId === undefined ? await latestRun(ctx, input, name) : undefined;
   if (existing && alreadyShows(existing, input)) {
     return { id: existing.id, action: 'unchanged' };

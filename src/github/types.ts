@@ -34,8 +34,8 @@ export type CheckRunConclusion = 'success' | 'neutral' | 'failure' | 'skipped' |
 
 interface CheckRunTarget extends RepoRef {
   headSha: string;
-  /** Defaults to `fluxlens`. */
-  name?: string;
+  /** The check run's name: GitHub shows the newest run of each name on a commit. */
+  name: string;
   /** Update this run instead of looking one up by head and name. */
   checkRunId?: number;
   detailsUrl?: string;
