@@ -5,13 +5,8 @@
  * shows the newest run of a name).
  */
 import { CheckRunListSchema, CheckRunSchema, type CheckRunData } from './schemas.js';
-import type {
-  CheckRunAnnotation,
-  CheckRunInput,
-  CheckRunOutcome,
-  CheckRunOutput,
-  WriterContext,
-} from './types.js';
+import type { CheckRunAnnotation, CheckRunOutput } from '../model/index.js';
+import type { CheckRunInput, CheckRunOutcome, WriterContext } from './types.js';
 
 /** GitHub accepts at most this many annotations per create or update request. */
 const ANNOTATIONS_PER_REQUEST = 50;

@@ -6,6 +6,7 @@
 export type * from './analysis.js';
 export { ANALYSIS_SCHEMA_VERSION } from './analysis.js';
 export type * from './change.js';
+export type * from './check-run.js';
 export * from './finding.js';
 export * from './render.js';
 export { compareStrings } from './compare.js';

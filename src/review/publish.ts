@@ -2,8 +2,7 @@
  * Writing a review back: the check run (App) or commit status (token), and the sticky
  * comment. Every write is an upsert, so a retried job lands once.
  */
-import type { CheckRunConclusion } from '../github/index.js';
-import type { AnalysisResult, FailOn } from '../model/index.js';
+import type { AnalysisResult, CheckRunConclusion, CheckRunOutput, FailOn } from '../model/index.js';
 import { MARKDOWN_MAX_CHARS, renderCheckRun, renderMarkdown } from '../report/index.js';
 import type { Target } from './types.js';
 
@@ -85,13 +84,7 @@ export async function publishResult(
 export async function publishConclusion(
   target: Target,
   conclusion: CheckRunConclusion,
-  output: {
-    title: string;
-    summary: string;
-    text?: string;
-    annotations?: ReturnType<typeof renderCheckRun>['annotations'];
-    detailsUrl?: string;
-  },
+  output: CheckRunOutput & { detailsUrl?: string },
 ): Promise<void> {
   const { writer, pull, headSha, settings } = target;
   const repo = { owner: pull.owner, repo: pull.repo };

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { classify } from '../../src/errors.js';
-import { GitHubError, type CheckRunAnnotation } from '../../src/github/index.js';
+import { GitHubError } from '../../src/github/index.js';
+import type { CheckRunAnnotation } from '../../src/model/index.js';
 import {
   HEAD_SHA,
   INSTALLATION_ID,
