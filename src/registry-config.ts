@@ -1,28 +1,20 @@
 /**
  * FLUXLENS_REGISTRY_CONFIG: the operator's chart registry credentials, a Docker
- * config.json-style file, read once at startup. Its shape is what render/settings.ts's
- * RegistryCredentials asks for; the values never leave the class but through forHost.
+ * config.json-style file, read once at startup. Its shape is model/'s RegistryCredentials,
+ * which render asks for; the values never leave the class but through forHost.
  */
 import { readFileSync, statSync } from 'node:fs';
 import { inspect } from 'node:util';
 import { z } from 'zod';
 import { SetupError } from './errors.js';
-
-type RegistrySecret =
-  | { kind: 'basic'; username: string; password: string }
-  | { kind: 'identity-token'; token: string };
-interface RegistryCredential {
-  host: string;
-  plainHttp: boolean;
-  secret: RegistrySecret;
-}
+import type { RegistryCredential, RegistryCredentials, RegistrySecret } from './model/index.js';
 
 /**
  * The entries of FLUXLENS_REGISTRY_CONFIG by host. The values stay in a private field:
  * JSON (pino) and util.inspect show only the file and the hosts, so logging a config
  * cannot print a password.
  */
-export class RegistryCredentialFile {
+export class RegistryCredentialFile implements RegistryCredentials {
   readonly #byHost: ReadonlyMap<string, RegistryCredential>;
 
   constructor(

@@ -9,6 +9,7 @@ export type * from './change.js';
 export type * from './check-run.js';
 export * from './finding.js';
 export * from './render.js';
+export type * from './registry-credentials.js';
 export { compareStrings } from './compare.js';
 export { asRecord, isRecord, stringOf } from './records.js';
 export { isSopsEncrypted, readConfigData, sopsPlaceholder } from './config-data.js';

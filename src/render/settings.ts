@@ -6,6 +6,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
+import type { RegistryCredentials } from '../model/index.js';
 import {
   DEFAULT_CHART_CONNECT_TIMEOUT_MS,
   DEFAULT_CHART_RESPONSE_TIMEOUT_MS,
@@ -34,30 +35,6 @@ export interface ChartNetwork {
   responseTimeoutMs: number;
   /** The operator's chart registry credentials (FLUXLENS_REGISTRY_CONFIG); none when absent. */
   credentials?: RegistryCredentials | undefined;
-}
-
-/** What a registry credentials file entry holds: a login, or an OAuth2 refresh token. */
-export type RegistrySecret =
-  | { kind: 'basic'; username: string; password: string }
-  | { kind: 'identity-token'; token: string };
-
-export interface RegistryCredential {
-  /** `host` or `host:port` as URL.host writes it (lower case, no default port). */
-  host: string;
-  /** The entry was written `http://HOST`: it may also travel over plain HTTP. */
-  plainHttp: boolean;
-  secret: RegistrySecret;
-}
-
-/**
- * Credentials by host, read from the operator's file at startup (see
- * helm/chart/registry-credentials.ts for where they may go). An implementation keeps the values out
- * of JSON and inspection: only the hosts may be shown.
- */
-export interface RegistryCredentials {
-  /** Hosts with an entry, sorted. */
-  readonly hosts: readonly string[];
-  forHost(host: string): RegistryCredential | undefined;
 }
 
 export const DEFAULT_CHART_NETWORK: ChartNetwork = {
