@@ -16,5 +16,5 @@ export { isSopsEncrypted, readConfigData, sopsPlaceholder } from './config-data.
 export { keyPath, listKey, listSegments, pairListItems, type ItemPair } from './list-items.js';
 export { stringifyManifest, stringifyStream } from './manifest-text.js';
 export { isOwnerName, isRepositoryName, repositoryKey } from './repository-name.js';
-export { repositoryPath } from './repository-path.js';
+export { isInside, repositoryPath } from './repository-path.js';
 export { plural } from './words.js';
