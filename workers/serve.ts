@@ -7,6 +7,7 @@
 import { join } from 'node:path';
 import type { ServiceConfig } from '../src/config.js';
 import type { Logger } from '../src/logger.js';
+import { optional } from '../src/model/index.js';
 import {
   createInlineQueue,
   createRedisQueue,
@@ -129,8 +130,4 @@ function inlineIntake({ config, logger, reviewProcessor }: Service): Intake {
     'FLUXLENS_REDIS_URL is not set: reviews run in this process on an inline queue',
   );
   return { queue, deliveries: queue, results: queue.results, close: () => queue.close() };
-}
-
-function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
-  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
 }

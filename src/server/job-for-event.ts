@@ -3,7 +3,7 @@
  * the event name, its payload and the settings, so every rule is a row in a table test.
  */
 import type { z } from 'zod';
-import { repositoryKey } from '../model/index.js';
+import { optional, repositoryKey } from '../model/index.js';
 import type { PullRef, ReviewJob, ReviewReason } from '../queue/index.js';
 import {
   type CheckPull,
@@ -204,8 +204,4 @@ function pullOf(repository: Repository, pullNumber: number): PullRef {
 
 function ignore(reason: string): EventDecision {
   return { action: 'ignore', reason };
-}
-
-function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
-  return value === undefined ? {} : ({ [key]: value } as { [P in K]?: V });
 }
