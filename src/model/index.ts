@@ -17,4 +17,5 @@ export { keyPath, listKey, listSegments, pairListItems, type ItemPair } from './
 export { stringifyManifest, stringifyStream } from './manifest-text.js';
 export { isOwnerName, isRepositoryName, repositoryKey } from './repository-name.js';
 export { isInside, repositoryPath } from './repository-path.js';
+export { resourceLabel } from './resource-label.js';
 export { plural } from './words.js';
