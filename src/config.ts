@@ -14,7 +14,8 @@ const positiveInt = (max: number) => z.coerce.number().int().min(1).max(max);
 const flag = z
   .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'])
   .transform((v) => ['true', '1', 'yes', 'on'].includes(v));
-const httpUrl = z
+/** An http(s) URL without its trailing slashes, as every URL setting is read. */
+export const httpUrl = z
   .string()
   .url()
   .refine((u) => /^https?:\/\//.test(u), 'must be an http(s) URL')

@@ -6,6 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { httpUrl } from '../config.js';
 import { errorMessage, SetupError, UsageError } from '../errors.js';
 import { FAIL_ON, type FailOn } from '../model/index.js';
 import { DEFAULT_ENGINE, EngineNameSchema, type EngineName } from '../render/index.js';
@@ -16,11 +17,6 @@ const optional = <T extends z.ZodType>(schema: T) =>
 /** `must be a, b or c`: what a closed list of words accepts. */
 const mustBe = (words: readonly string[]) =>
   `must be ${words.slice(0, -1).join(', ')} or ${words.at(-1) ?? ''}`;
-const httpUrl = z
-  .string()
-  .url()
-  .refine((u) => /^https?:\/\//.test(u), 'must be an http(s) URL')
-  .transform((u) => u.replace(/\/+$/, ''));
 
 const ActionEnvSchema = z.object({
   /** The event that started the run; only pull requests are reviewed. */
