@@ -37,7 +37,7 @@ export const DEFAULT_CHART_RESPONSE_TIMEOUT_MS = 30_000;
 export const DEFAULT_IN_CLUSTER_SOURCES = 'assume';
 
 /** What the CLI and the worker both read: tools, limits, the cache. */
-const RenderEnvSchema = z.object({
+const RenderEnv = z.object({
   /** Where scripts/install-tools puts pinned tools; searched before PATH. */
   FLUXLENS_TOOLS_DIR: z.string().min(1).optional(),
   /**
@@ -84,7 +84,7 @@ const RenderEnvSchema = z.object({
 });
 
 /** Settings only the service (`fluxlens serve`, `fluxlens worker`) reads. */
-const ServiceEnvSchema = z.object({
+const ServiceEnv = z.object({
   /** Redis for the durable queue and results; unset runs an inline queue in `serve`. */
   FLUXLENS_REDIS_URL: z
     .string()
@@ -236,8 +236,8 @@ const OPTIONAL_FILE_VARIABLES: ReadonlySet<string> = new Set([
 
 /** Every variable fluxlens reads, for docs/configuration.md's table and its test. */
 export const ENV_VARIABLES: readonly string[] = [
-  ...Object.keys(RenderEnvSchema.shape).filter((k) => k !== 'PATH'),
-  ...Object.keys(ServiceEnvSchema.shape),
+  ...Object.keys(RenderEnv.shape).filter((k) => k !== 'PATH'),
+  ...Object.keys(ServiceEnv.shape),
 ];
 export const SECRET_FILE_VARIABLES: readonly string[] = FILE_VARIABLES.map((v) => `${v}_FILE`);
 
@@ -322,7 +322,7 @@ function parse<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv): z.infer<
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, cpuCount = 2): Config {
-  const e = parse(RenderEnvSchema, env);
+  const e = parse(RenderEnv, env);
   const toolEnv: Record<string, string> = {};
   for (const key of TOOL_ENV_ALLOWLIST) {
     const value = env[key];
@@ -367,7 +367,7 @@ export function loadServiceConfig(
 ): ServiceConfig {
   const base = loadConfig(env, options.cpuCount);
   const readFile = options.readFile ?? ((path: string) => readFileSync(path, 'utf8'));
-  const e = parse(ServiceEnvSchema, withSecretFiles(env, readFile));
+  const e = parse(ServiceEnv, withSecretFiles(env, readFile));
   if (role === 'worker' && e.FLUXLENS_REDIS_URL === undefined) {
     throw new SetupError(
       'invalid environment: FLUXLENS_REDIS_URL is required: fluxlens worker takes its jobs from Redis (without Redis, fluxlens serve reviews in its own process)',
@@ -430,7 +430,7 @@ export function loadServiceConfig(
 }
 
 function redisCa(
-  e: z.infer<typeof ServiceEnvSchema>,
+  e: z.infer<typeof ServiceEnv>,
   readFile: (path: string) => string,
 ): string | undefined {
   const file = e.FLUXLENS_REDIS_CA_PATH;
@@ -450,7 +450,7 @@ function redisCa(
   }
 }
 
-function githubAuth(e: z.infer<typeof ServiceEnvSchema>): GitHubAuthConfig | undefined {
+function githubAuth(e: z.infer<typeof ServiceEnv>): GitHubAuthConfig | undefined {
   const appId = e.FLUXLENS_GITHUB_APP_ID;
   const key = e.FLUXLENS_GITHUB_PRIVATE_KEY;
   if ((appId === undefined) !== (key === undefined)) {

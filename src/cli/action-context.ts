@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { httpUrl } from '../config.js';
 import { errorMessage, SetupError, UsageError } from '../errors.js';
 import { FAIL_ON, type FailOn } from '../model/index.js';
-import { DEFAULT_ENGINE, EngineNameSchema, type EngineName } from '../render/index.js';
+import { DEFAULT_ENGINE, EngineName } from '../render/index.js';
 
 /** An empty variable is an unset one: action.yml passes `''` for an input left out. */
 const optional = <T extends z.ZodType>(schema: T) =>
@@ -18,7 +18,7 @@ const optional = <T extends z.ZodType>(schema: T) =>
 const mustBe = (words: readonly string[]) =>
   `must be ${words.slice(0, -1).join(', ')} or ${words.at(-1) ?? ''}`;
 
-const ActionEnvSchema = z.object({
+const ActionEnv = z.object({
   /** The event that started the run; only pull requests are reviewed. */
   GITHUB_EVENT_NAME: z.string().min(1),
   /** The event's webhook payload, as a JSON file the runner wrote. */
@@ -62,7 +62,7 @@ const ActionEnvSchema = z.object({
   /** Overrides the base policy's failOn. */
   INPUT_FAIL_ON: optional(z.enum(FAIL_ON, { error: mustBe(FAIL_ON) })),
   INPUT_ENGINE: optional(
-    z.enum(EngineNameSchema.options, { error: mustBe(EngineNameSchema.options) }),
+    z.enum(EngineName.options, { error: mustBe(EngineName.options) }),
   ).transform((e) => e ?? DEFAULT_ENGINE),
   /** Whether to upsert the sticky comment. */
   INPUT_COMMENT: optional(z.enum(['true', 'false'], { error: 'must be true or false' })).transform(
@@ -71,15 +71,15 @@ const ActionEnvSchema = z.object({
 });
 
 /** The action's inputs as the command reads them, for action.yml's test. */
-export const ACTION_INPUT_VARIABLES: readonly string[] = Object.keys(ActionEnvSchema.shape).filter(
-  (k) => k.startsWith('INPUT_'),
+export const ACTION_INPUT_VARIABLES: readonly string[] = Object.keys(ActionEnv.shape).filter((k) =>
+  k.startsWith('INPUT_'),
 );
 
 const Sha = z.string().regex(/^[0-9a-f]{40}$/, 'must be a commit SHA');
 const FullName = z.object({ full_name: z.string().min(3).max(201) });
 
 /** The fields of a pull_request or pull_request_target payload the action uses. */
-const PullRequestPayloadSchema = z.object({
+const PullRequestPayload = z.object({
   pull_request: z.object({
     number: z.number().int().positive(),
     base: z.object({ sha: Sha }),
@@ -119,7 +119,7 @@ export interface ActionContext {
 }
 
 function parseEnv(env: NodeJS.ProcessEnv) {
-  const parsed = ActionEnvSchema.safeParse(env);
+  const parsed = ActionEnv.safeParse(env);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   // The variable's name and what is wrong with it; never its value (the token is one).
@@ -138,7 +138,7 @@ async function readPayload(path: string) {
   } catch {
     throw new UsageError('the event payload (GITHUB_EVENT_PATH) is not JSON');
   }
-  const parsed = PullRequestPayloadSchema.safeParse(json);
+  const parsed = PullRequestPayload.safeParse(json);
   if (parsed.success) return parsed.data.pull_request;
   const issue = parsed.error.issues[0];
   throw new UsageError(
@@ -148,7 +148,7 @@ async function readPayload(path: string) {
 
 /** The step's outputs file, read alone: where a run that failed before its review says so. */
 export function outputFileOf(env: NodeJS.ProcessEnv): string | undefined {
-  const parsed = ActionEnvSchema.shape.GITHUB_OUTPUT.safeParse(env['GITHUB_OUTPUT']);
+  const parsed = ActionEnv.shape.GITHUB_OUTPUT.safeParse(env['GITHUB_OUTPUT']);
   return parsed.success ? parsed.data : undefined;
 }
 

@@ -10,9 +10,8 @@ import { errorMessage, UsageError } from '../errors.js';
 import { repositoryPath } from '../model/index.js';
 import {
   DEFAULT_ENGINE,
-  EngineNameSchema,
+  EngineName,
   parseSourceMapping,
-  type EngineName,
   type RenderOptions,
   type SourceMapping,
 } from '../render/index.js';
@@ -59,7 +58,7 @@ export function oneOf<T extends string>(flag: string, value: string, allowed: re
 }
 
 export function engineName(flags: RenderFlags): EngineName {
-  return oneOf('--engine', flags.engine, EngineNameSchema.options);
+  return oneOf('--engine', flags.engine, EngineName.options);
 }
 
 export function sourceMappings(flags: RenderFlags): SourceMapping[] {

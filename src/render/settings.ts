@@ -15,9 +15,9 @@ import {
   DEFAULT_TOOL_TIMEOUT_MS,
 } from '../config.js';
 
-export const EngineNameSchema = z.enum(['builtin', 'flux-local']);
+export const EngineName = z.enum(['builtin', 'flux-local']);
 
-export type EngineName = z.infer<typeof EngineNameSchema>;
+export type EngineName = z.infer<typeof EngineName>;
 
 /** The engine a request, a flag set or an Action run gets when it names none. */
 export const DEFAULT_ENGINE: EngineName = 'builtin';
@@ -117,9 +117,9 @@ export const DEFAULT_RENDER_SETTINGS: RenderSettings = {
   },
 };
 
-const InClusterSourcesSchema = z.enum(['assume', 'fail']) satisfies z.ZodType<InClusterSources>;
+const InClusterSources = z.enum(['assume', 'fail']) satisfies z.ZodType<InClusterSources>;
 
-export const RenderOptionsSchema = z
+export const RenderOptions = z
   .object({
     /** Undefined substitution variables become empty (Flux before 2.9) instead of failing. */
     lenientSubstitution: z.boolean().default(false),
@@ -128,7 +128,7 @@ export const RenderOptionsSchema = z
      * unknown values, or failing their producer. Absent: the repository policy decides
      * (`assume` without one), since a repository that wants Flux's strictness says so there.
      */
-    inClusterSources: InClusterSourcesSchema.optional(),
+    inClusterSources: InClusterSources.optional(),
     /** Let kustomize fetch remote resources. */
     allowRemoteBases: z.boolean().default(false),
     /** Let kustomize run exec plugins. */
@@ -148,7 +148,7 @@ export const RenderOptionsSchema = z
   })
   .strict();
 
-export type RenderOptions = z.infer<typeof RenderOptionsSchema>;
+export type RenderOptions = z.infer<typeof RenderOptions>;
 
 /** The machine's part of the settings: where charts are cached, how much runs at once. */
 export interface RenderMachine {
