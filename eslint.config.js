@@ -23,4 +23,19 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
     },
   },
+  {
+    // A zod schema and the type inferred from it share one name, without a `Schema` suffix:
+    // `export const PullRef = z.object(...); export type PullRef = z.infer<typeof PullRef>;`.
+    files: ['src/**/*.ts', 'workers/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "VariableDeclarator[id.name=/Schema$/] CallExpression[callee.object.name='z']",
+          message:
+            'Name a zod schema as its inferred type is named, without a Schema suffix (const PullRef = z.object(...)).',
+        },
+      ],
+    },
+  },
 );

@@ -68,6 +68,8 @@ async function main(): Promise<void> {
   });
   const settings: RenderSettings = {
     ...DEFAULT_RENDER_SETTINGS,
+    // flux-local fails a producer whose in-cluster source is missing: compare like with like.
+    inClusterSources: 'fail',
     concurrency: config.concurrency,
     helm: { ...DEFAULT_RENDER_SETTINGS.helm, offline: true, chartCacheDir: join(repo, '.cache') },
   };

@@ -15,7 +15,7 @@ import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { createRedisQueue, ReviewJobSchema } from '../src/queue/index.js';
+import { createRedisQueue, ReviewJob } from '../src/queue/index.js';
 import { deleteKeys, startRedis } from '../test/support/redis.js';
 import { example, set, signBody } from '../test/unit/server/support/github-examples.js';
 import { benchFlags, onCleanUp, reportMissed, runBench, spawnServe } from './support/harness.js';
@@ -220,7 +220,7 @@ async function waitingPairs(url: string, prefix: string): Promise<Map<string, nu
     for (let from = 0; ; from += 1000) {
       const jobs = await queue.getJobs(['waiting', 'prioritized'], from, from + 999, true);
       for (const { data } of jobs) {
-        const { pull, headSha } = ReviewJobSchema.parse((data as { job?: unknown }).job);
+        const { pull, headSha } = ReviewJob.parse((data as { job?: unknown }).job);
         bump(pairs, `${pull.pullNumber}@${headSha ?? ''}`);
       }
       if (jobs.length < 1000) return pairs;

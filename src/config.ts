@@ -14,14 +14,30 @@ const positiveInt = (max: number) => z.coerce.number().int().min(1).max(max);
 const flag = z
   .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'])
   .transform((v) => ['true', '1', 'yes', 'on'].includes(v));
-const httpUrl = z
+/** An http(s) URL without its trailing slashes, as every URL setting is read. */
+export const httpUrl = z
   .string()
   .url()
   .refine((u) => /^https?:\/\//.test(u), 'must be an http(s) URL')
   .transform((u) => u.replace(/\/+$/, ''));
 
+/**
+ * The defaults of the tool and chart-download limits below, for what runs without a loaded
+ * config (a ToolRunner call that sets no limit, render's baseline settings): the same
+ * values everywhere, whichever way a run is set up.
+ */
+export const DEFAULT_TOOL_TIMEOUT_MS = 120_000;
+export const DEFAULT_MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
+export const DEFAULT_CHART_CONNECT_TIMEOUT_MS = 10_000;
+export const DEFAULT_CHART_RESPONSE_TIMEOUT_MS = 30_000;
+/**
+ * How a render treats substituteFrom and valuesFrom sources that only the cluster holds,
+ * when neither the request nor the repository's policy says: `assume` them present.
+ */
+export const DEFAULT_IN_CLUSTER_SOURCES = 'assume';
+
 /** What the CLI and the worker both read: tools, limits, the cache. */
-const RenderEnvSchema = z.object({
+const RenderEnv = z.object({
   /** Where scripts/install-tools puts pinned tools; searched before PATH. */
   FLUXLENS_TOOLS_DIR: z.string().min(1).optional(),
   /**
@@ -30,9 +46,9 @@ const RenderEnvSchema = z.object({
    */
   FLUXLENS_CONCURRENCY: positiveInt(64).optional(),
   /** Seconds one tool run may take before it is killed and reported as a per-producer error. */
-  FLUXLENS_TOOL_TIMEOUT_SECONDS: positiveInt(3600).default(120),
+  FLUXLENS_TOOL_TIMEOUT_SECONDS: positiveInt(3600).default(DEFAULT_TOOL_TIMEOUT_MS / 1000),
   /** Cap on one tool run's output; a bigger render is an error rather than an OOM. */
-  FLUXLENS_MAX_OUTPUT_MB: positiveInt(4096).default(64),
+  FLUXLENS_MAX_OUTPUT_MB: positiveInt(4096).default(DEFAULT_MAX_OUTPUT_BYTES / 1024 / 1024),
   /** Chart cache, git mirrors, scratch folders and (inline mode) results live under it. */
   FLUXLENS_CACHE_DIR: z.string().min(1).optional(),
   /**
@@ -46,9 +62,13 @@ const RenderEnvSchema = z.object({
    */
   FLUXLENS_KUSTOMIZE_SERVER: z.enum(['on', 'off']).default('on'),
   /** Seconds a chart download may take to connect. */
-  FLUXLENS_CHART_CONNECT_TIMEOUT_SECONDS: positiveInt(600).default(10),
+  FLUXLENS_CHART_CONNECT_TIMEOUT_SECONDS: positiveInt(600).default(
+    DEFAULT_CHART_CONNECT_TIMEOUT_MS / 1000,
+  ),
   /** Seconds a connected chart server may take to start answering. */
-  FLUXLENS_CHART_RESPONSE_TIMEOUT_SECONDS: positiveInt(3600).default(30),
+  FLUXLENS_CHART_RESPONSE_TIMEOUT_SECONDS: positiveInt(3600).default(
+    DEFAULT_CHART_RESPONSE_TIMEOUT_MS / 1000,
+  ),
   /**
    * Whether chart URLs a repository declares may reach loopback, private, link-local and
    * other non-public addresses: `allow` (the CLI's default) or `deny` (the service's).
@@ -71,7 +91,7 @@ const RenderEnvSchema = z.object({
 });
 
 /** Settings only the service (`fluxlens serve`, `fluxlens worker`) reads. */
-const ServiceEnvSchema = z.object({
+const ServiceEnv = z.object({
   /** Redis for the durable queue and results; unset runs an inline queue in `serve`. */
   FLUXLENS_REDIS_URL: z
     .string()
@@ -230,8 +250,8 @@ const OPTIONAL_FILE_VARIABLES: ReadonlySet<string> = new Set([
 
 /** Every variable fluxlens reads, for docs/configuration.md's table and its test. */
 export const ENV_VARIABLES: readonly string[] = [
-  ...Object.keys(RenderEnvSchema.shape).filter((k) => k !== 'PATH'),
-  ...Object.keys(ServiceEnvSchema.shape),
+  ...Object.keys(RenderEnv.shape).filter((k) => k !== 'PATH'),
+  ...Object.keys(ServiceEnv.shape),
 ];
 export const SECRET_FILE_VARIABLES: readonly string[] = FILE_VARIABLES.map((v) => `${v}_FILE`);
 
@@ -258,7 +278,7 @@ interface Machine {
 }
 
 /** The render settings in the shape the code uses; the CLI and the service share it. */
-function renderConfig(e: z.output<typeof RenderEnvSchema>, machine: Machine) {
+function renderConfig(e: z.output<typeof RenderEnv>, machine: Machine) {
   const toolEnv: Record<string, string> = {};
   for (const key of TOOL_ENV_ALLOWLIST) {
     const value = machine.env[key];
@@ -296,14 +316,13 @@ function renderConfig(e: z.output<typeof RenderEnvSchema>, machine: Machine) {
   };
 }
 
-const cliConfigSchema = (machine: Machine) =>
-  RenderEnvSchema.transform((e) => renderConfig(e, machine));
+const cliConfigSchema = (machine: Machine) => RenderEnv.transform((e) => renderConfig(e, machine));
 
 /** The service reads the render settings too, with the service's default. */
-const ServiceRenderEnvSchema = RenderEnvSchema.extend({
+const ServiceRenderEnv = RenderEnv.extend({
   // A PR must not make the worker probe the network it runs in, unless the operator says so.
   FLUXLENS_CHART_PRIVATE_ADDRESSES:
-    RenderEnvSchema.shape.FLUXLENS_CHART_PRIVATE_ADDRESSES.unwrap().default('deny'),
+    RenderEnv.shape.FLUXLENS_CHART_PRIVATE_ADDRESSES.unwrap().default('deny'),
 });
 
 const serviceConfigSchema = (
@@ -311,7 +330,7 @@ const serviceConfigSchema = (
   machine: Machine,
   readFile: (path: string) => string,
 ) =>
-  ServiceRenderEnvSchema.extend(ServiceEnvSchema.shape).transform((e) => {
+  ServiceRenderEnv.extend(ServiceEnv.shape).transform((e) => {
     requireForRole(role, e);
     return {
       ...renderConfig(e, machine),
@@ -382,7 +401,7 @@ export function loadServiceConfig(
   return parse(serviceConfigSchema(role, machine, readFile), withSecretFiles(env, readFile));
 }
 
-function requireForRole(role: 'server' | 'worker', e: z.output<typeof ServiceEnvSchema>): void {
+function requireForRole(role: 'server' | 'worker', e: z.output<typeof ServiceEnv>): void {
   if (role === 'worker' && e.FLUXLENS_REDIS_URL === undefined) {
     throw new SetupError(
       'invalid environment: FLUXLENS_REDIS_URL is required: fluxlens worker takes its jobs from Redis (without Redis, fluxlens serve reviews in its own process)',
@@ -399,7 +418,7 @@ function requireForRole(role: 'server' | 'worker', e: z.output<typeof ServiceEnv
   }
 }
 
-function previousWebhookSecret(e: z.infer<typeof ServiceEnvSchema>): string | undefined {
+function previousWebhookSecret(e: z.infer<typeof ServiceEnv>): string | undefined {
   if (e.FLUXLENS_WEBHOOK_SECRET_PREVIOUS !== undefined && e.FLUXLENS_WEBHOOK_SECRET === undefined) {
     throw new SetupError(
       'invalid environment: FLUXLENS_WEBHOOK_SECRET_PREVIOUS is only used with FLUXLENS_WEBHOOK_SECRET, the secret that replaces it',
@@ -409,7 +428,7 @@ function previousWebhookSecret(e: z.infer<typeof ServiceEnvSchema>): string | un
 }
 
 function redisCa(
-  e: z.infer<typeof ServiceEnvSchema>,
+  e: z.infer<typeof ServiceEnv>,
   readFile: (path: string) => string,
 ): string | undefined {
   const file = e.FLUXLENS_REDIS_CA_PATH;
@@ -433,7 +452,7 @@ export type GitHubAuthConfig =
   | { kind: 'app'; appId: string; privateKey: string }
   | { kind: 'token'; token: string };
 
-function githubAuth(e: z.infer<typeof ServiceEnvSchema>): GitHubAuthConfig | undefined {
+function githubAuth(e: z.infer<typeof ServiceEnv>): GitHubAuthConfig | undefined {
   const appId = e.FLUXLENS_GITHUB_APP_ID;
   const key = e.FLUXLENS_GITHUB_PRIVATE_KEY;
   if ((appId === undefined) !== (key === undefined)) {

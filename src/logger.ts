@@ -4,6 +4,7 @@
  * body), and redact paths catch credentials that reach a log line some other way.
  */
 import { type DestinationStream, type Level, type Logger, pino } from 'pino';
+import { CREDENTIAL_MARKER } from './redact/index.js';
 
 export type { Logger } from 'pino';
 
@@ -18,8 +19,6 @@ export interface LoggerOptions {
   /** Where JSON lines go; stdout when absent. */
   destination?: DestinationStream;
 }
-
-const CENSOR = '[redacted]';
 
 /** Credentials by name, at the top level and one level down (`{ github: { token } }`). */
 const SECRET_KEYS = [
@@ -100,7 +99,7 @@ function serializeResponse(res: { statusCode?: number }): { statusCode?: number 
 export function createLogger(options: LoggerOptions): Logger {
   const config = {
     level: options.level,
-    redact: { paths: REDACT_PATHS, censor: CENSOR },
+    redact: { paths: REDACT_PATHS, censor: CREDENTIAL_MARKER },
     serializers: { err: serializeError, req: serializeRequest, res: serializeResponse },
   };
   return options.destination === undefined ? pino(config) : pino(config, options.destination);

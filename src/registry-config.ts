@@ -1,28 +1,20 @@
 /**
  * FLUXLENS_REGISTRY_CONFIG: the operator's chart registry credentials, a Docker
- * config.json-style file, read once at startup. Its shape is what render/settings.ts's
- * RegistryCredentials asks for; the values never leave the class but through forHost.
+ * config.json-style file, read once at startup. Its shape is model/'s RegistryCredentials,
+ * which render asks for; the values never leave the class but through forHost.
  */
 import { readFileSync, statSync } from 'node:fs';
 import { inspect } from 'node:util';
 import { z } from 'zod';
 import { SetupError } from './errors.js';
-
-type RegistrySecret =
-  | { kind: 'basic'; username: string; password: string }
-  | { kind: 'identity-token'; token: string };
-interface RegistryCredential {
-  host: string;
-  plainHttp: boolean;
-  secret: RegistrySecret;
-}
+import type { RegistryCredential, RegistryCredentials, RegistrySecret } from './model/index.js';
 
 /**
  * The entries of FLUXLENS_REGISTRY_CONFIG by host. The values stay in a private field:
  * JSON (pino) and util.inspect show only the file and the hosts, so logging a config
  * cannot print a password.
  */
-export class RegistryCredentialFile {
+export class RegistryCredentialFile implements RegistryCredentials {
   readonly #byHost: ReadonlyMap<string, RegistryCredential>;
 
   constructor(
@@ -51,7 +43,7 @@ export class RegistryCredentialFile {
 
 const MAX_REGISTRY_CONFIG_BYTES = 1024 * 1024;
 
-const AuthEntrySchema = z.looseObject({
+const AuthEntry = z.looseObject({
   auth: z.string().optional(),
   username: z.string().optional(),
   password: z.string().optional(),
@@ -59,8 +51,8 @@ const AuthEntrySchema = z.looseObject({
 });
 
 /** Docker's config.json; unknown fields (email, HttpHeaders, plugins) are ignored. */
-const RegistryConfigSchema = z.looseObject({
-  auths: z.record(z.string(), AuthEntrySchema).optional(),
+const RegistryConfig = z.looseObject({
+  auths: z.record(z.string(), AuthEntry).optional(),
   credsStore: z.string().optional(),
   credHelpers: z.record(z.string(), z.string()).optional(),
 });
@@ -84,7 +76,7 @@ export function readRegistryConfig(file: string): RegistryCredentialFile {
     // JSON.parse's message quotes the text around the error, which may be a password.
     throw refuse('is not valid JSON');
   }
-  const parsed = RegistryConfigSchema.safeParse(json);
+  const parsed = RegistryConfig.safeParse(json);
   if (!parsed.success) {
     const where = parsed.error.issues[0]?.path.map(String) ?? [];
     const field = where[0] === 'auths' && where.length > 1 ? `${entryName(where[1])}: ` : '';
@@ -133,7 +125,7 @@ function registryHost(key: string): { host: string; plainHttp: boolean } | undef
 }
 
 /** `identitytoken` wins, as in Docker; then `auth` (base64 of user:password); then the pair. */
-function entrySecret(entry: z.infer<typeof AuthEntrySchema>): RegistrySecret | string {
+function entrySecret(entry: z.infer<typeof AuthEntry>): RegistrySecret | string {
   if (entry.identitytoken) return { kind: 'identity-token', token: entry.identitytoken };
   if (entry.auth) {
     const plain = /^[A-Za-z0-9+/]+={0,2}$/.test(entry.auth)

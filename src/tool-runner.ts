@@ -8,7 +8,7 @@ import { access } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { execa } from 'execa';
-import type { Config } from './config.js';
+import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TOOL_TIMEOUT_MS, type Config } from './config.js';
 import { CancelledError, FluxlensError, SetupError } from './errors.js';
 
 export type ToolName =
@@ -66,8 +66,6 @@ export interface ServerExit {
   cancelled: boolean;
 }
 
-const DEFAULT_TIMEOUT_MS = 120_000;
-const DEFAULT_MAX_OUTPUT = 64 * 1024 * 1024;
 const STDERR_TAIL_CHARS = 2000;
 /** After the signal's SIGTERM, a tool that is still running gets SIGKILL this much later. */
 const FORCE_KILL_AFTER_MS = 500;
@@ -135,8 +133,8 @@ export class ToolRunner {
       ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
       env: this.#env(options.env),
       extendEnv: false,
-      timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-      maxBuffer: options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT,
+      timeout: options.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
+      maxBuffer: options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
       reject: false,
       stripFinalNewline: false,
       ...(options.input !== undefined ? { input: options.input } : { stdin: 'ignore' as const }),

@@ -7,6 +7,7 @@
 import { join } from 'node:path';
 import type { ServiceConfig } from '../src/config.js';
 import type { Logger } from '../src/logger.js';
+import { optional } from '../src/model/index.js';
 import {
   createInlineQueue,
   createRedisQueue,
@@ -15,7 +16,12 @@ import {
   type ResultStore,
 } from '../src/queue/index.js';
 import { parseAnalysisResult, renderHtml } from '../src/report/index.js';
-import { acknowledgeCommand, reportSigningKey, reportSkipped } from '../src/review/index.js';
+import {
+  acknowledgeCommand,
+  CHECK_RUN_NAME,
+  reportSigningKey,
+  reportSkipped,
+} from '../src/review/index.js';
 import { buildServer, startResync } from '../src/server/index.js';
 import {
   type ProcessIO,
@@ -62,6 +68,7 @@ async function serve(io: ProcessIO): Promise<void> {
     renderDrafts: config.renderDrafts,
     renderForks: config.renderForks,
     ...optional('repositoryAllowlist', config.repositories),
+    checkRunName: CHECK_RUN_NAME,
     ...(config.github.auth?.kind === 'app' ? { appId: Number(config.github.auth.appId) } : {}),
     metrics: service.registry,
     credentialRejection: () => credentials.rejection(),
@@ -124,8 +131,4 @@ function inlineIntake({ config, logger, reviewProcessor }: Service): Intake {
     'FLUXLENS_REDIS_URL is not set: reviews run in this process on an inline queue',
   );
   return { queue, deliveries: queue, results: queue.results, close: () => queue.close() };
-}
-
-function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
-  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
 }

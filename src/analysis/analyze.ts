@@ -12,7 +12,7 @@ import {
   treeEntry,
   type ResolvedRevisions,
 } from '../git/index.js';
-import type { AnalysisResult, RenderedCluster } from '../model/index.js';
+import type { AnalysisResult, FailOn, RenderedCluster } from '../model/index.js';
 import {
   clusterEntries,
   clustersAddedAtHead,
@@ -29,7 +29,7 @@ import {
   type RenderSettings,
 } from '../render/index.js';
 import { redactAnalysisResult, secretValuesOf } from '../redact/index.js';
-import { evaluateRisk, RULE_IDS, type FailOn } from '../risk/index.js';
+import { evaluateRisk, RULE_IDS } from '../risk/index.js';
 import type { ToolRunner } from '../tool-runner.js';
 import { accountFiles } from './account-files.js';
 import { assembleResult, type RenderedPair } from './assemble-result.js';
@@ -82,9 +82,10 @@ export async function analyze(
     clustersAddedAtHead(policy, () => readPolicy(revisions.head.sha), RULE_IDS),
   );
   // The request may ask for it; else the base's policy says how to render in-cluster sources.
+  const inClusterSources = request.render.inClusterSources ?? policy.inClusterSources;
   const settings = renderSettings(deps.machine, {
     ...request.render,
-    inClusterSources: request.render.inClusterSources ?? policy.inClusterSources ?? 'assume',
+    ...(inClusterSources !== undefined ? { inClusterSources } : {}),
   });
   const run: Run = {
     request,

@@ -12,4 +12,3 @@ export {
 } from './request.js';
 // The types a caller of analyze names, so it needs no other folder for them.
 export type { RenderMachine } from '../render/index.js';
-export type { FailOn } from '../risk/index.js';

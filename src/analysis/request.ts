@@ -6,11 +6,11 @@ import { z } from 'zod';
 import { UsageError } from '../errors.js';
 import type { ResolvedRevisions } from '../git/index.js';
 import {
-  EngineNameSchema,
-  RenderOptionsSchema,
-  SourceMappingSchema,
+  DEFAULT_ENGINE,
+  EngineName,
+  RenderOptions,
+  SourceMapping,
   type EngineDeps,
-  type EngineName,
   type RenderEngine,
   type RenderMachine,
   type RenderProgress,
@@ -18,7 +18,7 @@ import {
 import type { ToolRunner } from '../tool-runner.js';
 import type { LogSink } from '../logger.js';
 
-export const AnalysisRequestSchema = z
+export const AnalysisRequest = z
   .object({
     /** A git repository (its root, or a bare mirror); both revisions are read from its objects. */
     repoDir: z.string().min(1),
@@ -28,10 +28,10 @@ export const AnalysisRequestSchema = z
     head: z.string().min(1).optional(),
     /** Entry folders, each one cluster; used when the policy names no clusters. */
     paths: z.array(z.string().min(1)).default([]),
-    engine: EngineNameSchema.default('builtin'),
-    render: RenderOptionsSchema.default(RenderOptionsSchema.parse({})),
+    engine: EngineName.default(DEFAULT_ENGINE),
+    render: RenderOptions.default(RenderOptions.parse({})),
     /** Local folders standing in for Flux sources other than the repository itself. */
-    sources: z.array(SourceMappingSchema).default([]),
+    sources: z.array(SourceMapping).default([]),
     /** The repository's own URL, to recognise GitRepositories that point at it. */
     repoUrl: z.string().min(1).optional(),
     /** How reports name the revisions, when not as `base` and `head` were given. */
@@ -42,14 +42,14 @@ export const AnalysisRequestSchema = z
   })
   .strict();
 
-export type AnalysisRequest = z.infer<typeof AnalysisRequestSchema>;
+export type AnalysisRequest = z.infer<typeof AnalysisRequest>;
 
 /**
  * A request from JSON (a job payload, a test). A bad one is a UsageError naming each field:
  * the same payload fails the same way on every try, so it is not worth a retry.
  */
 export function parseAnalysisRequest(value: unknown): AnalysisRequest {
-  const parsed = AnalysisRequestSchema.safeParse(value);
+  const parsed = AnalysisRequest.safeParse(value);
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues.map((issue) => {
     const at = issue.path.join('.');

@@ -8,9 +8,8 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { FailOn } from '../analysis/index.js';
 import { errorMessage, SetupError } from '../errors.js';
-import type { AnalysisResult } from '../model/index.js';
+import type { AnalysisResult, FailOn } from '../model/index.js';
 import { renderJson } from '../report/index.js';
 import { gate } from '../risk/index.js';
 import { upsertComment } from './action-comment.js';

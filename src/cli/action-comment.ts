@@ -6,19 +6,16 @@
  */
 import { CommentAuthorUnknownError, createGitHubClient, GitHubError } from '../github/index.js';
 import type { AnalysisResult } from '../model/index.js';
-import { MARKDOWN_MAX_CHARS, renderMarkdown } from '../report/index.js';
-import { COMMENT_MARKER } from '../review/index.js';
+import { COMMENT_MARKER, stickyCommentBody } from '../review/index.js';
 import type { ActionContext } from './action-context.js';
 
 export type CommentResult =
   | { written: true; action: 'created' | 'updated' | 'unchanged' }
   | { written: false; warning: string };
 
-/** The comment body: marker first, then the report within GitHub's comment limit. */
-export function commentBody(result: AnalysisResult, runUrl: string | undefined): string {
-  const linked = runUrl === undefined ? result : { ...result, reportUrl: runUrl };
-  const max = MARKDOWN_MAX_CHARS - COMMENT_MARKER.length - 1;
-  return `${COMMENT_MARKER}\n${renderMarkdown(linked, { maxChars: max })}`;
+/** The comment body, linking the run's page (where the job summary is) when it is known. */
+function commentBody(result: AnalysisResult, runUrl: string | undefined): string {
+  return stickyCommentBody(runUrl === undefined ? result : { ...result, reportUrl: runUrl });
 }
 
 export async function upsertComment(

@@ -6,19 +6,19 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { httpUrl } from '../config.js';
 import { errorMessage, SetupError, UsageError } from '../errors.js';
-import type { FailOn } from '../analysis/index.js';
+import { FAIL_ON, type FailOn } from '../model/index.js';
+import { DEFAULT_ENGINE, EngineName } from '../render/index.js';
 
 /** An empty variable is an unset one: action.yml passes `''` for an input left out. */
 const optional = <T extends z.ZodType>(schema: T) =>
   z.preprocess((v) => (v === '' ? undefined : v), schema.optional());
-const httpUrl = z
-  .string()
-  .url()
-  .refine((u) => /^https?:\/\//.test(u), 'must be an http(s) URL')
-  .transform((u) => u.replace(/\/+$/, ''));
+/** `must be a, b or c`: what a closed list of words accepts. */
+const mustBe = (words: readonly string[]) =>
+  `must be ${words.slice(0, -1).join(', ')} or ${words.at(-1) ?? ''}`;
 
-const ActionEnvSchema = z.object({
+const ActionEnv = z.object({
   /** The event that started the run; only pull requests are reviewed. */
   GITHUB_EVENT_NAME: z.string().min(1),
   /** The event's webhook payload, as a JSON file the runner wrote. */
@@ -60,14 +60,10 @@ const ActionEnvSchema = z.object({
       .filter((p) => p !== ''),
   ),
   /** Overrides the base policy's failOn. */
-  INPUT_FAIL_ON: optional(
-    z.enum(['info', 'caution', 'danger', 'never'], {
-      error: 'must be info, caution, danger or never',
-    }),
-  ),
+  INPUT_FAIL_ON: optional(z.enum(FAIL_ON, { error: mustBe(FAIL_ON) })),
   INPUT_ENGINE: optional(
-    z.enum(['builtin', 'flux-local'], { error: 'must be builtin or flux-local' }),
-  ).transform((e) => e ?? 'builtin'),
+    z.enum(EngineName.options, { error: mustBe(EngineName.options) }),
+  ).transform((e) => e ?? DEFAULT_ENGINE),
   /** Whether to upsert the sticky comment. */
   INPUT_COMMENT: optional(z.enum(['true', 'false'], { error: 'must be true or false' })).transform(
     (c) => c !== 'false',
@@ -75,15 +71,15 @@ const ActionEnvSchema = z.object({
 });
 
 /** The action's inputs as the command reads them, for action.yml's test. */
-export const ACTION_INPUT_VARIABLES: readonly string[] = Object.keys(ActionEnvSchema.shape).filter(
-  (k) => k.startsWith('INPUT_'),
+export const ACTION_INPUT_VARIABLES: readonly string[] = Object.keys(ActionEnv.shape).filter((k) =>
+  k.startsWith('INPUT_'),
 );
 
 const Sha = z.string().regex(/^[0-9a-f]{40}$/, 'must be a commit SHA');
 const FullName = z.object({ full_name: z.string().min(3).max(201) });
 
 /** The fields of a pull_request or pull_request_target payload the action uses. */
-const PullRequestPayloadSchema = z.object({
+const PullRequestPayload = z.object({
   pull_request: z.object({
     number: z.number().int().positive(),
     base: z.object({ sha: Sha }),
@@ -118,12 +114,12 @@ export interface ActionContext {
   login: string | undefined;
   paths: string[];
   failOn: FailOn | undefined;
-  engine: 'builtin' | 'flux-local';
+  engine: EngineName;
   comment: boolean;
 }
 
 function parseEnv(env: NodeJS.ProcessEnv) {
-  const parsed = ActionEnvSchema.safeParse(env);
+  const parsed = ActionEnv.safeParse(env);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   // The variable's name and what is wrong with it; never its value (the token is one).
@@ -142,7 +138,7 @@ async function readPayload(path: string) {
   } catch {
     throw new UsageError('the event payload (GITHUB_EVENT_PATH) is not JSON');
   }
-  const parsed = PullRequestPayloadSchema.safeParse(json);
+  const parsed = PullRequestPayload.safeParse(json);
   if (parsed.success) return parsed.data.pull_request;
   const issue = parsed.error.issues[0];
   throw new UsageError(
@@ -152,7 +148,7 @@ async function readPayload(path: string) {
 
 /** The step's outputs file, read alone: where a run that failed before its review says so. */
 export function outputFileOf(env: NodeJS.ProcessEnv): string | undefined {
-  const parsed = ActionEnvSchema.shape.GITHUB_OUTPUT.safeParse(env['GITHUB_OUTPUT']);
+  const parsed = ActionEnv.shape.GITHUB_OUTPUT.safeParse(env['GITHUB_OUTPUT']);
   return parsed.success ? parsed.data : undefined;
 }
 

@@ -10,7 +10,7 @@ import {
 import { loadConfig } from '../config.js';
 import { errorMessage, SetupError } from '../errors.js';
 import { repositoryRoot, repositoryUrl, type ResolvedRevisions } from '../git/index.js';
-import type { AnalysisResult } from '../model/index.js';
+import { FAIL_ON, type AnalysisResult } from '../model/index.js';
 import { renderHtml, renderJson, renderMarkdown, renderText } from '../report/index.js';
 import { gate } from '../risk/index.js';
 import { createToolRunner } from '../tool-runner.js';
@@ -29,7 +29,6 @@ import { usageOf } from './usage.js';
 
 const FORMATS = ['markdown', 'json', 'text', 'html'] as const;
 type Format = (typeof FORMATS)[number];
-const FAIL_ON = ['info', 'caution', 'danger', 'never'] as const;
 
 export function parseDiffArgs(args: string[]) {
   return parseFlags(args, {

@@ -9,16 +9,17 @@ import { nearest } from './suggest.js';
 import { errorMessage, UsageError } from '../errors.js';
 import { repositoryPath } from '../model/index.js';
 import {
+  DEFAULT_ENGINE,
+  EngineName,
   parseSourceMapping,
   type ChartNetwork,
-  type EngineName,
   type RenderOptions,
   type SourceMapping,
 } from '../render/index.js';
 
 /** parseArgs option specs of the flags that decide how a repository renders. */
 export const RENDER_OPTIONS = {
-  engine: { type: 'string', default: 'builtin' },
+  engine: { type: 'string', default: DEFAULT_ENGINE },
   source: { type: 'string', multiple: true, default: [] },
   'repo-url': { type: 'string' },
   'lenient-substitution': { type: 'boolean', default: false },
@@ -60,7 +61,7 @@ export function oneOf<T extends string>(flag: string, value: string, allowed: re
 }
 
 export function engineName(flags: RenderFlags): EngineName {
-  return oneOf('--engine', flags.engine, ['builtin', 'flux-local'] as const);
+  return oneOf('--engine', flags.engine, EngineName.options);
 }
 
 export function sourceMappings(flags: RenderFlags): SourceMapping[] {

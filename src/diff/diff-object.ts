@@ -8,13 +8,14 @@ import {
   type ResourceChange,
   objectMeta,
   producerKey,
+  resourceLabel,
   toRef,
 } from '../model/index.js';
 import { alignToBase } from './align-to-base.js';
 import { fieldChanges } from './field-changes.js';
 import type { ObjectPair } from './pair-objects.js';
 import { NO_SECRET_VALUES, type SecretValueIndex, redactPair } from '../redact/index.js';
-import { objectLabel, textDiff } from './text-diff.js';
+import { textDiff } from './text-diff.js';
 
 export type Normalizer = (manifest: Manifest) => Manifest;
 
@@ -61,7 +62,7 @@ export function diffObject(
   else return undefined;
 
   const meta = objectMeta(current.manifest);
-  const label = objectLabel(meta.kind, meta.namespace, meta.name);
+  const label = resourceLabel(meta);
   const aligned = before && after ? (alignToBase(before, after) as Manifest) : after;
   // Built in the field order of ResourceChange, so stored JSON reads top-down.
   const change: ResourceChange = {

@@ -1,5 +1,5 @@
 /** Making a ResourceChange built outside diffClusters safe to publish. */
-import type { ResourceChange } from '../model/index.js';
+import { resourceLabel, type ResourceChange } from '../model/index.js';
 import {
   fullyRedacted,
   NO_SECRET_VALUES,
@@ -8,7 +8,7 @@ import {
   redactText,
   type SecretValueIndex,
 } from '../redact/index.js';
-import { objectLabel, textDiff } from './text-diff.js';
+import { textDiff } from './text-diff.js';
 
 /**
  * A change safe to publish: manifests redacted, credential shapes scrubbed from the
@@ -31,7 +31,7 @@ export function redactChange(
   if (pair.new) out.new = pair.new;
   else delete out.new;
   if (!fullyRedacted(change.old) || !fullyRedacted(change.new)) {
-    const label = objectLabel(change.kind, change.namespace, change.name);
+    const label = resourceLabel(change);
     out.diff = change.diff === '' ? '' : textDiff(label, pair.old, pair.new);
   }
   return out;

@@ -7,11 +7,6 @@ import { stringifyManifest, type Manifest } from '../model/index.js';
 
 export const DIFF_CONTEXT_LINES = 3;
 
-/** `Deployment/apps/web`; `ClusterRole/admin` for a cluster-scoped object. */
-export function objectLabel(kind: string, namespace: string | undefined, name: string): string {
-  return namespace === undefined ? `${kind}/${name}` : `${kind}/${namespace}/${name}`;
-}
-
 /** Empty when both sides print the same; an absent side is an empty file. */
 export function textDiff(
   label: string,

@@ -6,6 +6,7 @@
  */
 import { FluxlensError, type ErrorCode } from '../errors.js';
 import { ToolError } from '../tool-runner.js';
+import { scrubCredentials } from '../redact/index.js';
 
 export type MirrorFailure =
   /** 401/403: the token is wrong, expired, or lacks access to this repository. */
@@ -59,7 +60,7 @@ export function fetchFailure(
   secrets: readonly string[],
 ): MirrorError | undefined {
   if (!(err instanceof ToolError)) return undefined;
-  const tail = redactAll(err.stderrTail, secrets);
+  const tail = scrubCredentials(err.stderrTail, secrets);
   const detail = tail
     .split('\n')
     .slice(-3)
@@ -83,11 +84,3 @@ export function fetchFailure(
  * recognise any more.
  */
 const MAX_LINE = 300;
-
-function redactAll(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const secret of secrets) {
-    if (secret) out = out.split(secret).join('[REDACTED]');
-  }
-  return out;
-}

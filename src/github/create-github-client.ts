@@ -16,13 +16,7 @@ import {
 } from './build-octokit.js';
 import { createGitHubWriter } from './create-github-writer.js';
 import { GitHubError, toGitHubError } from './github-error.js';
-import {
-  AppSchema,
-  InstallationSchema,
-  InstallationsSchema,
-  TokenSchema,
-  UserSchema,
-} from './schemas.js';
+import { App, Installation, Installations, Token, User } from './schemas.js';
 import type { GitHubWriter, Identity } from './types.js';
 
 export interface GitHubClientOptions {
@@ -123,11 +117,11 @@ export function createGitHubClient(options: GitHubClientOptions): GitHubClient {
   async function fetchLogin(): Promise<string> {
     if (auth.kind === 'app') {
       const { data } = await octokitFor().request('GET /app');
-      return `${AppSchema.parse(data).slug}[bot]`;
+      return `${App.parse(data).slug}[bot]`;
     }
     if (options.login !== undefined) return options.login;
     const { data } = await octokitFor().request('GET /user');
-    return UserSchema.parse(data).login;
+    return User.parse(data).login;
   }
 
   /** Our login; for a token GitHub refuses to name (an App installation's), which kind it is. */
@@ -168,7 +162,7 @@ export function createGitHubClient(options: GitHubClientOptions): GitHubClient {
       if (auth.kind === 'token') return auth.token;
       try {
         const octokit = octokitFor(requireInstallation(installationId));
-        return TokenSchema.parse(await octokit.auth({ type: 'installation' })).token;
+        return Token.parse(await octokit.auth({ type: 'installation' })).token;
       } catch (err) {
         throw toGitHubError(err, secrets);
       }
@@ -180,7 +174,7 @@ export function createGitHubClient(options: GitHubClientOptions): GitHubClient {
           owner,
           repo,
         });
-        return InstallationSchema.parse(data).id;
+        return Installation.parse(data).id;
       } catch (err) {
         throw toGitHubError(err, secrets);
       }
@@ -189,7 +183,7 @@ export function createGitHubClient(options: GitHubClientOptions): GitHubClient {
       if (auth.kind === 'token') return [];
       try {
         const items = await octokitFor().paginate('GET /app/installations', { per_page: pageSize });
-        return InstallationsSchema.parse(items).map((i) => i.id);
+        return Installations.parse(items).map((i) => i.id);
       } catch (err) {
         throw toGitHubError(err, secrets);
       }

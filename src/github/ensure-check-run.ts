@@ -1,21 +1,15 @@
 /**
- * The check run named `fluxlens` on a head commit, as an upsert. GitHub appends
+ * Our check run (of the name the caller gives) on a head commit, as an upsert. GitHub appends
  * annotations on every update and cannot remove them, so a completed run is never
  * rewritten: the same result leaves it alone, a different one gets a new run (GitHub
  * shows the newest run of a name).
  */
-import { CheckRunListSchema, CheckRunSchema, type CheckRunData } from './schemas.js';
-import type {
-  CheckRunAnnotation,
-  CheckRunInput,
-  CheckRunOutcome,
-  CheckRunOutput,
-  WriterContext,
-} from './types.js';
+import { CheckRunList, CheckRun } from './schemas.js';
+import type { CheckRunAnnotation, CheckRunOutput } from '../model/index.js';
+import type { CheckRunInput, CheckRunOutcome, WriterContext } from './types.js';
 
 /** GitHub accepts at most this many annotations per create or update request. */
 const ANNOTATIONS_PER_REQUEST = 50;
-const DEFAULT_NAME = 'fluxlens';
 
 function batchesOf(annotations: readonly CheckRunAnnotation[]): CheckRunAnnotation[][] {
   const batches: CheckRunAnnotation[][] = [];
@@ -35,7 +29,7 @@ function outputWith(output: CheckRunOutput, annotations: CheckRunAnnotation[]) {
 }
 
 /** Whether `run` already shows what `input` asks for. */
-function alreadyShows(run: CheckRunData, input: CheckRunInput): boolean {
+function alreadyShows(run: CheckRun, input: CheckRunInput): boolean {
   if (run.status !== input.status) return false;
   if (input.status === 'completed' && run.conclusion !== input.conclusion) return false;
   if (input.detailsUrl !== undefined && run.details_url !== input.detailsUrl) return false;
@@ -53,7 +47,7 @@ async function latestRun(
   ctx: WriterContext,
   input: CheckRunInput,
   name: string,
-): Promise<CheckRunData | undefined> {
+): Promise<CheckRun | undefined> {
   const { data } = await ctx.octokit.rest.checks.listForRef({
     owner: input.owner,
     repo: input.repo,
@@ -63,7 +57,7 @@ async function latestRun(
     per_page: ctx.pageSize,
     ...(ctx.appId === undefined ? {} : { app_id: ctx.appId }),
   });
-  const runs = CheckRunListSchema.parse(data).check_runs;
+  const runs = CheckRunList.parse(data).check_runs;
   return runs.find((run) => ctx.appId === undefined || run.app?.id === ctx.appId);
 }
 
@@ -102,7 +96,7 @@ export async function ensureCheckRun(
   input: CheckRunInput,
 ): Promise<CheckRunOutcome> {
   const { owner, repo } = input;
-  const name = input.name ?? DEFAULT_NAME;
+  const { name } = input;
   const existing = input.checkRunId === undefined ? await latestRun(ctx, input, name) : undefined;
   if (existing && alreadyShows(existing, input)) {
     return { id: existing.id, action: 'unchanged' };
@@ -123,7 +117,7 @@ export async function ensureCheckRun(
       head_sha: input.headSha,
       ...body,
     });
-    id = CheckRunSchema.parse(created.data).id;
+    id = CheckRun.parse(created.data).id;
   } else {
     await ctx.octokit.request('PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}', {
       owner,

@@ -3,7 +3,7 @@
  * by us. A comment by anyone else is never edited, even when it quotes the marker.
  */
 import { GitHubError } from './github-error.js';
-import { CommentSchema, IdSchema, type CommentData } from './schemas.js';
+import { Comment, Id } from './schemas.js';
 import type {
   CommentInput,
   CommentOutcome,
@@ -33,7 +33,7 @@ export class CommentAuthorUnknownError extends GitHubError {
  * wrote: its author is a Bot and GitHub names the App in `performed_via_github_app`, which
  * no person's comment has.
  */
-function mayBeOurs(comment: CommentData, identity: Identity): boolean {
+function mayBeOurs(comment: Comment, identity: Identity): boolean {
   if (identity.kind === 'login') {
     return comment.user?.login.toLowerCase() === identity.login.toLowerCase();
   }
@@ -55,7 +55,7 @@ export async function findComment(
   const candidates: (FoundComment & { author: string })[] = [];
   for await (const { data } of pages) {
     for (const raw of data) {
-      const comment = CommentSchema.parse(raw);
+      const comment = Comment.parse(raw);
       const body = comment.body ?? '';
       if (!body.includes(target.marker) || !mayBeOurs(comment, identity)) continue;
       if (identity.kind === 'login') return { id: comment.id, body };
@@ -86,5 +86,5 @@ export async function ensureComment(
     issue_number: input.issueNumber,
     body,
   });
-  return { id: IdSchema.parse(created.data).id, action: 'created' };
+  return { id: Id.parse(created.data).id, action: 'created' };
 }

@@ -1,11 +1,11 @@
 /**
  * Pull requests as the worker and the resync need them: head, base, draft, fork.
  */
-import { PullSchema } from './schemas.js';
+import { Pull } from './schemas.js';
 import type { PullInfo, RepoRef, WriterContext } from './types.js';
 
 export function toPullInfo(raw: unknown): PullInfo {
-  const pull = PullSchema.parse(raw);
+  const pull = Pull.parse(raw);
   return {
     number: pull.number,
     state: pull.state,

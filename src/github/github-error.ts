@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { FluxlensError, type ErrorCode } from '../errors.js';
+import { scrubCredentials } from '../redact/index.js';
 
 /** Transient answers may pass; 401/403 are the operator's to fix; anything else will not pass. */
 function codeOf(status: number | undefined, transient: boolean): ErrorCode {
@@ -57,13 +58,6 @@ function header(headers: Record<string, unknown> | undefined, name: string): str
 }
 
 /** Replaces every occurrence of a known secret; a last guard, messages should hold none. */
-function scrub(text: string, secrets: readonly string[]): string {
-  return secrets.reduce(
-    (out, secret) => (secret.length >= 8 ? out.split(secret).join('[redacted]') : out),
-    text,
-  );
-}
-
 /**
  * Wraps anything a GitHub call threw. Octokit's own error is not kept as `cause`: it
  * carries the request, headers included, and loggers print causes.
@@ -79,19 +73,22 @@ export function toGitHubError(err: unknown, secrets: readonly string[] = []): Gi
   const parsed = RequestErrorShape.safeParse(err);
   if (!parsed.success) {
     const reason = err instanceof Error ? err.message : String(err);
-    return new GitHubError(scrub(`GitHub call failed: ${reason}`, secrets).slice(0, MAX_REASON), {
-      transient: false,
-    });
+    return new GitHubError(
+      scrubCredentials(`GitHub call failed: ${reason}`, secrets).slice(0, MAX_REASON),
+      {
+        transient: false,
+      },
+    );
   }
   const { status, request, response } = parsed.data;
   const what = request ? `${request.method} ${pathOf(request.url)}` : 'GitHub request';
   if (!response) {
     // @octokit/request reports a failure to connect or a timeout as 500 without a response.
-    const reason = scrub(parsed.data.message, secrets).slice(0, MAX_REASON);
+    const reason = scrubCredentials(parsed.data.message, secrets).slice(0, MAX_REASON);
     return new GitHubError(`${what} failed: ${reason}`, { transient: true });
   }
   const body = GitHubMessage.safeParse(response.data);
-  const reason = scrub(body.success ? body.data.message : parsed.data.message, secrets);
+  const reason = scrubCredentials(body.success ? body.data.message : parsed.data.message, secrets);
   const rateLimited =
     (status === 403 || status === 429) &&
     (header(response.headers, 'x-ratelimit-remaining') === '0' ||

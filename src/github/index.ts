@@ -9,11 +9,8 @@ export type { PacingOptions, RetryOptions } from './build-octokit.js';
 export { GitHubError } from './github-error.js';
 export { CommentAuthorUnknownError } from './ensure-comment.js';
 export type {
-  CheckRunAnnotation,
-  CheckRunConclusion,
   CheckRunInput,
   CheckRunOutcome,
-  CheckRunOutput,
   CommentInput,
   CommentOutcome,
   CommentTarget,

@@ -2,7 +2,7 @@
  * The repositories an App installation can reach, for the periodic resync of open PRs.
  */
 import { GitHubError } from './github-error.js';
-import { InstallationRepoSchema } from './schemas.js';
+import { InstallationRepoData } from './schemas.js';
 import type { InstallationRepo, WriterContext } from './types.js';
 
 export async function listInstallationRepos(ctx: WriterContext): Promise<InstallationRepo[]> {
@@ -16,7 +16,7 @@ export async function listInstallationRepos(ctx: WriterContext): Promise<Install
     { per_page: ctx.pageSize },
   );
   return repos.map((raw) => {
-    const repo = InstallationRepoSchema.parse(raw);
+    const repo = InstallationRepoData.parse(raw);
     return { owner: repo.owner.login, repo: repo.name, archived: repo.archived ?? false };
   });
 }

@@ -4,13 +4,13 @@
  */
 import { z } from 'zod';
 
-export const AppSchema = z.object({ id: z.number(), slug: z.string().min(1) });
+export const App = z.object({ id: z.number(), slug: z.string().min(1) });
 
-export const UserSchema = z.object({ login: z.string().min(1) });
+export const User = z.object({ login: z.string().min(1) });
 
-export const TokenSchema = z.object({ token: z.string().min(1) });
+export const Token = z.object({ token: z.string().min(1) });
 
-export const CheckRunSchema = z.object({
+export const CheckRun = z.object({
   id: z.number(),
   status: z.string(),
   conclusion: z.string().nullable().optional(),
@@ -25,39 +25,39 @@ export const CheckRunSchema = z.object({
     })
     .optional(),
 });
-export type CheckRunData = z.infer<typeof CheckRunSchema>;
+export type CheckRun = z.infer<typeof CheckRun>;
 
-export const CheckRunListSchema = z.object({ check_runs: z.array(CheckRunSchema) });
+export const CheckRunList = z.object({ check_runs: z.array(CheckRun) });
 
-export const CommentSchema = z.object({
+export const Comment = z.object({
   id: z.number(),
   body: z.string().nullable().optional(),
   user: z.object({ login: z.string(), type: z.string().optional() }).nullable(),
   /** The App that wrote the comment (set by GitHub, never by a person); its id is enough. */
   performed_via_github_app: z.object({ id: z.number() }).nullable().optional(),
 });
-export type CommentData = z.infer<typeof CommentSchema>;
+export type Comment = z.infer<typeof Comment>;
 
-export const IdSchema = z.object({ id: z.number() });
+export const Id = z.object({ id: z.number() });
 
-const RepoNameSchema = z.object({ full_name: z.string() });
+const RepoName = z.object({ full_name: z.string() });
 
-export const PullSchema = z.object({
+export const Pull = z.object({
   number: z.number().int().positive(),
   state: z.enum(['open', 'closed']),
   draft: z.boolean().optional(),
-  head: z.object({ sha: z.string().min(1), ref: z.string(), repo: RepoNameSchema.nullable() }),
-  base: z.object({ ref: z.string().min(1), repo: RepoNameSchema }),
+  head: z.object({ sha: z.string().min(1), ref: z.string(), repo: RepoName.nullable() }),
+  base: z.object({ ref: z.string().min(1), repo: RepoName }),
 });
 
-export const InstallationRepoSchema = z.object({
+export const InstallationRepoData = z.object({
   name: z.string().min(1),
   owner: z.object({ login: z.string().min(1) }),
   archived: z.boolean().optional(),
 });
 
 /** An installation as GET /repos/{owner}/{repo}/installation answers; only its id is used. */
-export const InstallationSchema = z.object({ id: z.number().int().positive() });
+export const Installation = z.object({ id: z.number().int().positive() });
 
 /** GET /app/installations. */
-export const InstallationsSchema = z.array(InstallationSchema);
+export const Installations = z.array(Installation);

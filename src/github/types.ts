@@ -2,6 +2,7 @@
  * The seam review/ writes through (`GitHubWriter`) and its plain-data inputs and
  * outcomes. Tests of review/ fake this interface; the real one talks to GitHub.
  */
+import type { CheckRunConclusion, CheckRunOutput } from '../model/index.js';
 import type { GitHubOctokit } from './build-octokit.js';
 
 export interface RepoRef {
@@ -9,33 +10,10 @@ export interface RepoRef {
   repo: string;
 }
 
-/** An annotation as GitHub's check-run API takes it. */
-export interface CheckRunAnnotation {
-  path: string;
-  start_line: number;
-  end_line: number;
-  start_column?: number;
-  end_column?: number;
-  annotation_level: 'notice' | 'warning' | 'failure';
-  message: string;
-  title?: string;
-  raw_details?: string;
-}
-
-export interface CheckRunOutput {
-  title: string;
-  summary: string;
-  text?: string;
-  /** Any number: they are sent 50 per request, as GitHub requires. */
-  annotations?: readonly CheckRunAnnotation[];
-}
-
-export type CheckRunConclusion = 'success' | 'neutral' | 'failure' | 'skipped' | 'cancelled';
-
 interface CheckRunTarget extends RepoRef {
   headSha: string;
-  /** Defaults to `fluxlens`. */
-  name?: string;
+  /** The check run's name: GitHub shows the newest run of each name on a commit. */
+  name: string;
   /** Update this run instead of looking one up by head and name. */
   checkRunId?: number;
   detailsUrl?: string;

@@ -1,9 +1,19 @@
 /** Findings and verdicts: what the risk step says about a change. */
+import { z } from 'zod';
 import type { ProducerRef } from './render.js';
 
 export type Level = 'info' | 'caution' | 'danger';
 export type LevelOrNone = 'none' | Level;
 export const LEVELS: readonly Level[] = ['info', 'caution', 'danger'];
+
+/**
+ * The level at which a finding fails a review (the CLI's exit code, the check run's
+ * conclusion); `never` fails none. The policy's `failOn`, `--fail-on` and the Action's
+ * `fail-on` input all take these words.
+ */
+export const FailOn = z.enum([...LEVELS, 'never']);
+export type FailOn = z.infer<typeof FailOn>;
+export const FAIL_ON = FailOn.options;
 
 const LEVEL_RANK: Record<LevelOrNone, number> = { none: 0, info: 1, caution: 2, danger: 3 };
 

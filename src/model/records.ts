@@ -13,3 +13,11 @@ export function asRecord(value: unknown): Record<string, unknown> {
 export function stringOf(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
+
+/**
+ * `{ [key]: value }`, or `{}` when value is undefined: an optional property to spread,
+ * which exactOptionalPropertyTypes will not take as `key: undefined`.
+ */
+export function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+}

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { UsageError } from '../errors.js';
-import { isRecord, repositoryPath } from '../model/index.js';
+import { FailOn, isRecord, repositoryPath } from '../model/index.js';
 import { composeBounded, ExpansionBudget, TOO_DEEP } from '../yaml/index.js';
 import { DEFAULT_POLICY, type Policy } from './types.js';
 
@@ -52,7 +52,7 @@ function policySchema(knownRules: ReadonlySet<string>) {
       })
       .optional(),
     publicGateways: z.array(nonEmpty).optional(),
-    failOn: z.enum(['info', 'caution', 'danger', 'never']).optional(),
+    failOn: FailOn.optional(),
     inClusterSources: z.enum(['assume', 'fail']).optional(),
     clusters: z
       .array(z.strictObject({ name: nonEmpty, path: repoPath }))

@@ -1,5 +1,5 @@
 /** The repository policy (`.fluxlens.yaml`, read from the base revision), as parsed. */
-import type { Level } from '../model/index.js';
+import type { FailOn, Level } from '../model/index.js';
 
 export interface Policy {
   /** Rule id -> level override, or 'off'. */
@@ -10,7 +10,7 @@ export interface Policy {
   normalize: { labels: string[]; annotations: string[]; fields: string[] };
   /** Substrings that mark a gateway or ingress class as public. */
   publicGateways: string[];
-  failOn: Level | 'never';
+  failOn: FailOn;
   /** Named entry paths: one repository, several clusters. Empty: the root is one cluster. */
   clusters: Array<{ name: string; path: string }>;
   /**

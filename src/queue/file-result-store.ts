@@ -11,11 +11,11 @@ import {
 } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { CommitShaSchema } from './commit-sha-schema.js';
+import { CommitSha } from './commit-sha.js';
 import { pullKey } from './pull-key.js';
 import type { PullRef, ResultStore } from './types.js';
 
-const HeaderSchema = z.object({ headSha: CommitShaSchema });
+const Header = z.object({ headSha: CommitSha });
 /** The header line is short; has() reads only this much of a possibly large file. */
 const HEADER_BYTES = 128;
 
@@ -50,7 +50,7 @@ export function createFileResultStore(
   };
   return {
     async put(pull, headSha, resultJson) {
-      HeaderSchema.parse({ headSha });
+      Header.parse({ headSha });
       await mkdir(dir, { recursive: true });
       if (Date.now() >= nextSweep) await sweep();
       const file = fileOf(pull);
@@ -66,7 +66,7 @@ export function createFileResultStore(
       const text = await readLive(fileOf(pull), expired, (handle) => handle.readFile('utf8'));
       if (text === undefined) return undefined;
       const newline = text.indexOf('\n');
-      const header = HeaderSchema.parse(JSON.parse(text.slice(0, newline)));
+      const header = Header.parse(JSON.parse(text.slice(0, newline)));
       return { headSha: header.headSha, resultJson: text.slice(newline + 1) };
     },
     async has(pull, headSha) {
@@ -100,7 +100,7 @@ async function readHeadSha(handle: FileHandle): Promise<string> {
   const buffer = Buffer.alloc(HEADER_BYTES);
   const { bytesRead } = await handle.read(buffer, 0, HEADER_BYTES, 0);
   const head = buffer.subarray(0, bytesRead).toString('utf8');
-  return HeaderSchema.parse(JSON.parse(head.slice(0, head.indexOf('\n')))).headSha;
+  return Header.parse(JSON.parse(head.slice(0, head.indexOf('\n')))).headSha;
 }
 
 /** Deletes expired results, and temp files a crash left behind. */
@@ -132,7 +132,7 @@ export function createMemoryResultStore(): ResultStore {
   const results = new Map<string, { headSha: string; resultJson: string }>();
   return {
     put(pull, headSha, resultJson) {
-      HeaderSchema.parse({ headSha });
+      Header.parse({ headSha });
       results.set(pullKey(pull), { headSha, resultJson });
       return Promise.resolve();
     },

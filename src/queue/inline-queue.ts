@@ -11,9 +11,9 @@ import {
   type DeliveryLedger,
   type JobProcessor,
   type JobQueue,
-  PullRefSchema,
+  PullRef,
   type ResultStore,
-  ReviewJobSchema,
+  ReviewJob,
 } from './types.js';
 
 export interface InlineQueueOptions {
@@ -85,11 +85,11 @@ export function createInlineQueue(options: InlineQueueOptions = {}): InlineQueue
     forget: (deliveryId) => ledger.forget(deliveryId),
     async enqueue(job) {
       if (closed) throw new Error('inline queue is closed');
-      return board.enqueue(ReviewJobSchema.parse(job));
+      return board.enqueue(ReviewJob.parse(job));
     },
     admit: async (bucket, limit) => limiter(bucket, limit),
     async cancel(pull) {
-      board.cancel(pullKey(PullRefSchema.parse(pull)));
+      board.cancel(pullKey(PullRef.parse(pull)));
     },
     state: async (jobId) => board.state(jobId),
     depth: async () => board.depth(),

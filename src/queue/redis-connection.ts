@@ -1,4 +1,5 @@
 import { Redis, type RedisOptions } from 'ioredis';
+import { CREDENTIAL_MARKER } from '../redact/index.js';
 
 /**
  * Where Redis is: a redis:// or rediss:// URL (a password and a user name go in the URL),
@@ -39,7 +40,7 @@ function scrubAuthArguments(err: unknown): void {
   const command: unknown = err instanceof Error && 'command' in err ? err.command : undefined;
   if (typeof command !== 'object' || command === null || !('name' in command)) return;
   if (String(command.name).toLowerCase() === 'auth' && 'args' in command) {
-    command.args = ['[redacted]'];
+    command.args = [CREDENTIAL_MARKER];
   }
 }
 

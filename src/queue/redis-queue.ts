@@ -14,11 +14,10 @@ import {
   type DeliveryLedger,
   type JobQueue,
   type JobState,
-  PullRefSchema,
+  PullRef,
   type RateLimit,
   type ResultStore,
-  type ReviewJob,
-  ReviewJobSchema,
+  ReviewJob,
 } from './types.js';
 
 export interface RedisQueueOptions {
@@ -40,7 +39,7 @@ export interface RedisQueue extends JobQueue, DeliveryLedger {
 }
 
 /** What a BullMQ job carries; parsed again by the worker. */
-export const BullJobDataSchema = z.object({ job: ReviewJobSchema });
+export const BullJobData = z.object({ job: ReviewJob });
 export const BULL_JOB_NAME = 'review';
 
 /** PR coalescing state outlives any job; a month after the last event it may go. */
@@ -97,7 +96,7 @@ export function createRedisQueue(options: RedisQueueOptions): RedisQueue {
   return {
     results: createRedisResultStore(redis, keys, options.resultTtlSeconds),
     async enqueue(input) {
-      const job = ReviewJobSchema.parse(input);
+      const job = ReviewJob.parse(input);
       const jobId = randomUUID();
       const jobKeys = {
         pullKey: keys.pull(job.pull),
@@ -130,7 +129,7 @@ export function createRedisQueue(options: RedisQueueOptions): RedisQueue {
       return { status: previous !== '' ? 'replaced' : 'queued', jobId };
     },
     async cancel(pull) {
-      const parsed = PullRefSchema.parse(pull);
+      const parsed = PullRef.parse(pull);
       const waiting = await cancelScript(redis, keys.pull(parsed));
       if (!waiting) return;
       await removeWaiting(waiting, 'pull request closed');
@@ -204,8 +203,8 @@ local ttl = redis.call('PTTL', KEYS[1])
 if ttl < 0 then redis.call('EXPIRE', KEYS[1], ARGV[2]); ttl = tonumber(ARGV[2]) * 1000 end
 return ttl`;
 
-const JobHashSchema = z.object({
-  pull: z.string().transform((text) => PullRefSchema.parse(JSON.parse(text))),
+const JobHash = z.object({
+  pull: z.string().transform((text) => PullRef.parse(JSON.parse(text))),
   headSha: z.string().optional(),
   status: z.enum(['waiting', 'active', 'completed', 'failed', 'cancelled']),
   attempts: z.coerce.number().int().nonnegative(),
@@ -217,7 +216,7 @@ async function readJobState(
   keys: RedisKeys,
   jobId: string,
 ): Promise<JobState | undefined> {
-  const parsed = JobHashSchema.safeParse(await redis.hgetall(keys.job(jobId)));
+  const parsed = JobHash.safeParse(await redis.hgetall(keys.job(jobId)));
   if (!parsed.success) return undefined;
   const { pull, headSha, status, attempts, reason } = parsed.data;
   const state: JobState = { jobId, pull, status, attempts };

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import { CommitShaSchema } from './commit-sha-schema.js';
+import { CommitSha } from './commit-sha.js';
 import type { RedisKeys } from './redis-keys.js';
 import type { ResultStore } from './types.js';
 
@@ -17,9 +17,7 @@ export function createRedisResultStore(
   return {
     async put(pull, headSha, resultJson) {
       const key = keys.result(pull);
-      const write = redis
-        .multi()
-        .hset(key, { headSha: CommitShaSchema.parse(headSha), resultJson });
+      const write = redis.multi().hset(key, { headSha: CommitSha.parse(headSha), resultJson });
       if (ttlSeconds === undefined) write.persist(key);
       else write.expire(key, ttlSeconds);
       await write.exec();
@@ -27,7 +25,7 @@ export function createRedisResultStore(
     async get(pull) {
       const [headSha, resultJson] = await redis.hmget(keys.result(pull), 'headSha', 'resultJson');
       if (headSha === null || resultJson === null) return undefined;
-      return { headSha: CommitShaSchema.parse(headSha), resultJson: z.string().parse(resultJson) };
+      return { headSha: CommitSha.parse(headSha), resultJson: z.string().parse(resultJson) };
     },
     async has(pull, headSha) {
       return (await redis.hget(keys.result(pull), 'headSha')) === headSha;

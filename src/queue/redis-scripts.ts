@@ -52,15 +52,12 @@ const START = script('start');
  */
 const SETTLE = REVERT_HEAD + script('settle');
 
-const EnqueueReplySchema = z.tuple([
+const EnqueueReply = z.tuple([
   z.enum(['duplicate', 'coalesced', 'accepted']),
   z.string(),
   z.coerce.number().int().nonnegative(),
 ]);
-const SettledSchema = z.tuple([
-  z.enum(['waiting', 'completed', 'failed', 'cancelled']),
-  z.string(),
-]);
+const Settled = z.tuple([z.enum(['waiting', 'completed', 'failed', 'cancelled']), z.string()]);
 
 /** The keys of one job's decisions: its PR, itself, its repository's live jobs. */
 export interface JobKeys {
@@ -95,7 +92,7 @@ export async function enqueueScript(redis: Redis, a: EnqueueArgs): Promise<Enque
   const window = [String(Date.now()), String(a.repoWindowMs), a.newBase ? '1' : '0'];
   const keys = [a.pullKey, a.jobKey, a.repoKey];
   const reply = await redis.eval(ENQUEUE, 3, ...keys, ...argv, ...ttls, ...window);
-  const [kind, id, priority] = EnqueueReplySchema.parse(reply);
+  const [kind, id, priority] = EnqueueReply.parse(reply);
   switch (kind) {
     case 'duplicate':
       return { kind, currentJobId: id };
@@ -160,6 +157,6 @@ export async function settleScript(
 ): Promise<{ status: SettleStatus; parked: string }> {
   const argv = [job.jobId, status, reason, job.headSha ?? '', prefixes.alive, prefixes.job];
   const reply = await redis.eval(SETTLE, 3, keys.pullKey, keys.jobKey, keys.repoKey, ...argv);
-  const [settled, parked] = SettledSchema.parse(reply);
+  const [settled, parked] = Settled.parse(reply);
   return { status: settled, parked };
 }

@@ -15,7 +15,7 @@ import {
 } from './queue-worker.js';
 import { type RedisConnection, closeRedis, openRedis } from './redis-connection.js';
 import { DEFAULT_QUEUE_NAME, type RedisKeys, redisKeys } from './redis-keys.js';
-import { BullJobDataSchema } from './redis-queue.js';
+import { BullJobData } from './redis-queue.js';
 import {
   type JobKeyPrefixes,
   type SettleStatus,
@@ -107,7 +107,7 @@ interface WorkerHandle {
 
 async function processJob(h: WorkerHandle, bullJob: Job, token?: string): Promise<void> {
   const jobId = bullJob.id;
-  const parsed = BullJobDataSchema.safeParse(bullJob.data);
+  const parsed = BullJobData.safeParse(bullJob.data);
   if (jobId === undefined || !parsed.success) {
     throw new UnrecoverableError('job payload is not a review job');
   }

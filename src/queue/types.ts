@@ -5,15 +5,15 @@
  */
 import { z } from 'zod';
 
-export const PullRefSchema = z.object({
+export const PullRef = z.object({
   owner: z.string().min(1).max(100),
   repo: z.string().min(1).max(100),
   pullNumber: z.number().int().positive(),
 });
-export type PullRef = z.infer<typeof PullRefSchema>;
+export type PullRef = z.infer<typeof PullRef>;
 
 /** Why a review was asked for; `rerender` and `check-rerequested` are explicit. */
-export const ReviewReasonSchema = z.enum([
+export const ReviewReason = z.enum([
   'opened',
   'synchronize',
   'reopened',
@@ -24,11 +24,11 @@ export const ReviewReasonSchema = z.enum([
   'api',
   'resync',
 ]);
-export type ReviewReason = z.infer<typeof ReviewReasonSchema>;
+export type ReviewReason = z.infer<typeof ReviewReason>;
 
-export const ReviewJobSchema = z
+export const ReviewJob = z
   .object({
-    pull: PullRefSchema,
+    pull: PullRef,
     /** The App installation that received the event; absent in token mode. */
     installationId: z.number().int().positive().optional(),
     /**
@@ -41,7 +41,7 @@ export const ReviewJobSchema = z
       .optional(),
     /** The PR's base branch name (the merge-base is computed by the worker); absent likewise. */
     baseRef: z.string().min(1).max(255).optional(),
-    reason: ReviewReasonSchema,
+    reason: ReviewReason,
     /**
      * An explicit re-render (API, comment command, re-requested check): bypasses the
      * head-SHA rule and replaces the stored result.
@@ -55,7 +55,7 @@ export const ReviewJobSchema = z
   .refine((job) => job.explicit || (job.headSha !== undefined && job.baseRef !== undefined), {
     message: 'a review that is not explicit names its head SHA and base branch',
   });
-export type ReviewJob = z.infer<typeof ReviewJobSchema>;
+export type ReviewJob = z.infer<typeof ReviewJob>;
 
 export type EnqueueOutcome =
   /** A new job is waiting. */

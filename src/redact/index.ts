@@ -18,5 +18,6 @@ export {
   redactText,
 } from './redact-text.js';
 export type { SecretValueIndex } from './redact-text.js';
+export { CREDENTIAL_MARKER, scrubCredentials } from './scrub-credentials.js';
 export { secretTextIn } from './secret-text-in.js';
 export { secretValuesOf } from './secret-values.js';

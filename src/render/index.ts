@@ -8,7 +8,7 @@ import type { EngineName } from './settings.js';
 import { FluxLocalEngine } from './flux-local/index.js';
 
 export * from './engine.js';
-export { parseSourceMapping, SourceMappingSchema, type SourceMapping } from './source-mapping.js';
+export { parseSourceMapping, SourceMapping } from './source-mapping.js';
 export { ignoreRuleOf, keepLastApplied } from './flux/index.js';
 export * from './settings.js';
 

@@ -6,10 +6,21 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
+import type { RegistryCredentials } from '../model/index.js';
+import {
+  DEFAULT_CHART_CONNECT_TIMEOUT_MS,
+  DEFAULT_CHART_RESPONSE_TIMEOUT_MS,
+  DEFAULT_IN_CLUSTER_SOURCES,
+  DEFAULT_MAX_OUTPUT_BYTES,
+  DEFAULT_TOOL_TIMEOUT_MS,
+} from '../config.js';
 
-export const EngineNameSchema = z.enum(['builtin', 'flux-local']);
+export const EngineName = z.enum(['builtin', 'flux-local']);
 
-export type EngineName = z.infer<typeof EngineNameSchema>;
+export type EngineName = z.infer<typeof EngineName>;
+
+/** The engine a request, a flag set or an Action run gets when it names none. */
+export const DEFAULT_ENGINE: EngineName = 'builtin';
 
 /**
  * How chart downloads may use the network (see helm/chart/chart-network.ts): bounds on connecting
@@ -33,34 +44,10 @@ export interface ChartNetwork {
   retryUnavailable?: boolean | undefined;
 }
 
-/** What a registry credentials file entry holds: a login, or an OAuth2 refresh token. */
-export type RegistrySecret =
-  | { kind: 'basic'; username: string; password: string }
-  | { kind: 'identity-token'; token: string };
-
-export interface RegistryCredential {
-  /** `host` or `host:port` as URL.host writes it (lower case, no default port). */
-  host: string;
-  /** The entry was written `http://HOST`: it may also travel over plain HTTP. */
-  plainHttp: boolean;
-  secret: RegistrySecret;
-}
-
-/**
- * Credentials by host, read from the operator's file at startup (see
- * helm/chart/registry-credentials.ts for where they may go). An implementation keeps the values out
- * of JSON and inspection: only the hosts may be shown.
- */
-export interface RegistryCredentials {
-  /** Hosts with an entry, sorted. */
-  readonly hosts: readonly string[];
-  forHost(host: string): RegistryCredential | undefined;
-}
-
 export const DEFAULT_CHART_NETWORK: ChartNetwork = {
   privateAddresses: 'allow',
-  connectTimeoutMs: 10_000,
-  responseTimeoutMs: 30_000,
+  connectTimeoutMs: DEFAULT_CHART_CONNECT_TIMEOUT_MS,
+  responseTimeoutMs: DEFAULT_CHART_RESPONSE_TIMEOUT_MS,
 };
 
 export interface HelmSettings {
@@ -111,16 +98,19 @@ export interface RenderSettings {
   cache?: { dir: string; maxBytes: number } | undefined;
 }
 
-/** Flux's own behaviour throughout; renderSettings gives what the CLI and the service ask. */
+/**
+ * Flux's own behaviour, but for sources only the cluster holds (assumed present, as every
+ * review does unless told otherwise); renderSettings gives what the CLI and the service ask.
+ */
 export const DEFAULT_RENDER_SETTINGS: RenderSettings = {
   strictSubstitution: true,
-  inClusterSources: 'fail',
+  inClusterSources: DEFAULT_IN_CLUSTER_SOURCES,
   allowRemoteBases: false,
   enableExecPlugins: false,
   kustomizeServer: true,
   concurrency: 2,
-  toolTimeoutMs: 120_000,
-  maxOutputBytes: 64 * 1024 * 1024,
+  toolTimeoutMs: DEFAULT_TOOL_TIMEOUT_MS,
+  maxOutputBytes: DEFAULT_MAX_OUTPUT_BYTES,
   maxSourceFiles: 100_000,
   helm: {
     enabled: true,
@@ -134,9 +124,9 @@ export const DEFAULT_RENDER_SETTINGS: RenderSettings = {
   },
 };
 
-const InClusterSourcesSchema = z.enum(['assume', 'fail']) satisfies z.ZodType<InClusterSources>;
+const InClusterSources = z.enum(['assume', 'fail']) satisfies z.ZodType<InClusterSources>;
 
-export const RenderOptionsSchema = z
+export const RenderOptions = z
   .object({
     /** Undefined substitution variables become empty (Flux before 2.9) instead of failing. */
     lenientSubstitution: z.boolean().default(false),
@@ -145,7 +135,7 @@ export const RenderOptionsSchema = z
      * unknown values, or failing their producer. Absent: the repository policy decides
      * (`assume` without one), since a repository that wants Flux's strictness says so there.
      */
-    inClusterSources: InClusterSourcesSchema.optional(),
+    inClusterSources: InClusterSources.optional(),
     /** Let kustomize fetch remote resources. */
     allowRemoteBases: z.boolean().default(false),
     /** Let kustomize run exec plugins. */
@@ -165,7 +155,7 @@ export const RenderOptionsSchema = z
   })
   .strict();
 
-export type RenderOptions = z.infer<typeof RenderOptionsSchema>;
+export type RenderOptions = z.infer<typeof RenderOptions>;
 
 /** The machine's part of the settings: where charts are cached, how much runs at once. */
 export interface RenderMachine {
@@ -185,7 +175,7 @@ export function renderSettings(machine: RenderMachine, options: RenderOptions): 
   return {
     ...DEFAULT_RENDER_SETTINGS,
     strictSubstitution: !options.lenientSubstitution,
-    inClusterSources: options.inClusterSources ?? 'assume',
+    inClusterSources: options.inClusterSources ?? DEFAULT_IN_CLUSTER_SOURCES,
     allowRemoteBases: options.allowRemoteBases,
     enableExecPlugins: options.enableExecPlugins,
     helm: {

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 
-export const SourceMappingSchema = z
+export const SourceMapping = z
   .object({
     /** NAME, NAMESPACE/NAME or KIND/NAMESPACE/NAME. */
     key: z.string().min(1).max(512),
@@ -13,7 +13,7 @@ export const SourceMappingSchema = z
   })
   .strict();
 
-export type SourceMapping = z.infer<typeof SourceMappingSchema>;
+export type SourceMapping = z.infer<typeof SourceMapping>;
 
 export function parseSourceMapping(arg: string): SourceMapping | undefined {
   const eq = arg.indexOf('=');

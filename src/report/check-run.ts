@@ -3,8 +3,16 @@
  * findings, what was not assessed, the errors that failed at base too folded last), text
  * (object diffs) and one annotation per finding with a source file.
  */
-import { type AnalysisResult, type Level, levelRank } from '../model/index.js';
-import { gate, type FailOn } from '../risk/index.js';
+import {
+  type AnalysisResult,
+  type CheckRunAnnotation,
+  type CheckRunConclusion,
+  type CheckRunOutput,
+  type FailOn,
+  type Level,
+  levelRank,
+} from '../model/index.js';
+import { gate } from '../risk/index.js';
 import { clipText, oneLine } from './clip-text.js';
 import { displaySafe } from './display-text.js';
 import { groupChanges } from './group-changes.js';
@@ -22,24 +30,14 @@ const MAX_ANNOTATION_TITLE = 255;
 const MAX_ANNOTATION_MESSAGE = 16_000;
 const MAX_TITLE = 250;
 
-export type CheckRunConclusion = 'success' | 'neutral' | 'failure';
+/** Ours always have a title: the finding's level, rule and resource. */
+type TitledAnnotation = CheckRunAnnotation & { title: string };
 
-export interface CheckRunAnnotation {
-  path: string;
-  start_line: number;
-  end_line: number;
-  annotation_level: 'notice' | 'warning' | 'failure';
-  title: string;
-  message: string;
-}
-
-export interface CheckRunOutput {
+/** An analysis's check run: its conclusion and every part of its output. */
+type RenderedCheckRun = Required<Omit<CheckRunOutput, 'annotations'>> & {
   conclusion: CheckRunConclusion;
-  title: string;
-  summary: string;
-  text: string;
-  annotations: CheckRunAnnotation[];
-}
+  annotations: TitledAnnotation[];
+};
 
 const ANNOTATION_LEVEL: Record<Level, CheckRunAnnotation['annotation_level']> = {
   danger: 'failure',
@@ -65,7 +63,7 @@ function unassessedCount(result: AnalysisResult): number {
   return Math.max(listed, result.verdict.unassessed ?? 0);
 }
 
-export function renderCheckRun(result: AnalysisResult, failOn: Level | 'never'): CheckRunOutput {
+export function renderCheckRun(result: AnalysisResult, failOn: FailOn): RenderedCheckRun {
   result = displaySafe(result);
   const groups = groupChanges(result);
   const max = CHECK_RUN_MAX_CHARS;
@@ -97,7 +95,7 @@ export function renderCheckRun(result: AnalysisResult, failOn: Level | 'never'):
 }
 
 /** One annotation per finding that names a file; line 1 when the line is unknown. */
-export function findingAnnotations(result: AnalysisResult): CheckRunAnnotation[] {
+export function findingAnnotations(result: AnalysisResult): TitledAnnotation[] {
   return result.findings.flatMap((finding) => {
     if (finding.file === undefined || finding.file === '') return [];
     const line = finding.line !== undefined && finding.line >= 1 ? Math.floor(finding.line) : 1;

@@ -1,16 +1,8 @@
 /** Plain-text labels shared by every report, so Markdown, check runs and the terminal agree. */
 import type { LevelOrNone, ProducerRef } from '../model/index.js';
 
-/** `Kind/namespace/name`, or `Kind/name` for a cluster-scoped object. */
-export function resourceLabel(resource: {
-  kind: string;
-  namespace?: string;
-  name: string;
-}): string {
-  return resource.namespace
-    ? `${resource.kind}/${resource.namespace}/${resource.name}`
-    : `${resource.kind}/${resource.name}`;
-}
+/** The diff step labels its text diffs with the same words. */
+export { resourceLabel } from '../model/index.js';
 
 export function producerLabel(producer: ProducerRef): string {
   return `${producer.kind}/${producer.namespace}/${producer.name}`;

@@ -2,16 +2,27 @@
  * Writing a review back: the check run (App) or commit status (token), and the sticky
  * comment. Every write is an upsert, so a retried job lands once.
  */
-import type { CheckRunConclusion } from '../github/index.js';
-import type { AnalysisResult } from '../model/index.js';
+import type { AnalysisResult, CheckRunConclusion, CheckRunOutput, FailOn } from '../model/index.js';
 import { MARKDOWN_MAX_CHARS, renderCheckRun, renderMarkdown } from '../report/index.js';
-import type { FailOn } from '../analysis/index.js';
 import type { Target } from './types.js';
 
+/**
+ * The name of our check run. The server is given it too: a re-request of a check run of
+ * any other name is not ours.
+ */
 export const CHECK_RUN_NAME = 'fluxlens';
 /** Hidden in the comment body; with our own authorship it finds the sticky comment. */
 export const COMMENT_MARKER = '<!-- fluxlens:review -->';
 const STATUS_CONTEXT = 'fluxlens';
+
+/**
+ * The sticky comment's body, the service's and the Action's alike: the marker first, then
+ * the report within GitHub's comment limit (the report leaves room for the marker).
+ */
+export function stickyCommentBody(result: AnalysisResult): string {
+  const body = renderMarkdown(result, { maxChars: MARKDOWN_MAX_CHARS - COMMENT_MARKER.length - 1 });
+  return `${COMMENT_MARKER}\n${body}`;
+}
 
 /**
  * The check run in progress. A retry (`retry`) leaves a run its earlier attempt completed as
@@ -66,22 +77,14 @@ export async function publishResult(
   if (settings.comment === 'changes' && !worthSaying) {
     if ((await writer.findComment(comment)) === undefined) return;
   }
-  // The marker goes in front of the body: the report leaves room for it within GitHub's limit.
-  const body = renderMarkdown(result, { maxChars: MARKDOWN_MAX_CHARS - COMMENT_MARKER.length - 1 });
-  await writer.ensureComment({ ...comment, body: `${COMMENT_MARKER}\n${body}` });
+  await writer.ensureComment({ ...comment, body: stickyCommentBody(result) });
 }
 
 /** A review that ended without an analysis: the check says so, and why. */
 export async function publishConclusion(
   target: Target,
   conclusion: CheckRunConclusion,
-  output: {
-    title: string;
-    summary: string;
-    text?: string;
-    annotations?: ReturnType<typeof renderCheckRun>['annotations'];
-    detailsUrl?: string;
-  },
+  output: CheckRunOutput & { detailsUrl?: string },
 ): Promise<void> {
   const { writer, pull, headSha, settings } = target;
   const repo = { owner: pull.owner, repo: pull.repo };

@@ -3,9 +3,7 @@
  * conclusion both come from here, so a policy that relevels a rule or sets `failOn: never`
  * moves both the same way.
  */
-import { levelRank, type Finding, type Level, type LevelOrNone } from '../model/index.js';
-
-export type FailOn = Level | 'never';
+import { levelRank, type FailOn, type Finding, type LevelOrNone } from '../model/index.js';
 
 export interface GateOutcome {
   /** A finding reaches `failOn`. */

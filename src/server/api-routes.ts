@@ -7,14 +7,14 @@ import { z } from 'zod';
 import type { ReviewJob } from '../queue/index.js';
 import { admit, enqueueJobs, tokenBucket } from './enqueue-jobs.js';
 import { HttpError } from './http-error.js';
-import { RenderRequestSchema, inAllowlist, pullFromParams } from './pull-params.js';
+import { RenderRequest, inAllowlist, pullFromParams } from './pull-params.js';
 import { bearerToken, sameSecret } from './same-secret.js';
 import { type ServerContext, guarded } from './server-context.js';
 
 /** A render request is three fields; nothing legitimate comes near this. */
 const API_BODY_LIMIT = 16 * 1024;
 
-const JobIdSchema = z.object({ id: z.string().min(1).max(200) });
+const JobId = z.object({ id: z.string().min(1).max(200) });
 
 export function registerApiRoutes(app: FastifyInstance, ctx: ServerContext): void {
   const token = ctx.deps.apiToken;
@@ -24,7 +24,7 @@ export function registerApiRoutes(app: FastifyInstance, ctx: ServerContext): voi
     scope.addHook('onRequest', async (request) => requireToken(request, token));
 
     scope.post('/api/v1/renders', { bodyLimit: API_BODY_LIMIT }, async (request, reply) => {
-      const parsed = RenderRequestSchema.safeParse(request.body);
+      const parsed = RenderRequest.safeParse(request.body);
       if (!parsed.success) throw new HttpError(400, 'expected { owner, repo, pull_number }');
       const pull = {
         owner: parsed.data.owner,
@@ -51,7 +51,7 @@ export function registerApiRoutes(app: FastifyInstance, ctx: ServerContext): voi
     });
 
     scope.get('/api/v1/renders/:id', async (request) => {
-      const parsed = JobIdSchema.safeParse(request.params);
+      const parsed = JobId.safeParse(request.params);
       if (!parsed.success) throw new HttpError(400, 'invalid job id');
       const state = await guarded(() => ctx.deps.queue.state(parsed.data.id));
       if (state === undefined) throw new HttpError(404, 'no such job');

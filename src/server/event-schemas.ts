@@ -8,81 +8,79 @@ import { isOwnerName, isRepositoryName } from '../model/index.js';
 const Sha = z.string().regex(/^[0-9a-f]{40}$/);
 const Id = z.number().int().positive();
 
-export const OwnerNameSchema = z.string().refine(isOwnerName, 'not a GitHub owner name');
-export const RepositoryNameSchema = z
-  .string()
-  .refine(isRepositoryName, 'not a GitHub repository name');
+export const OwnerName = z.string().refine(isOwnerName, 'not a GitHub owner name');
+export const RepositoryName = z.string().refine(isRepositoryName, 'not a GitHub repository name');
 
 /**
  * The repository, named once: `full_name` must be exactly `owner.login/name`, so the
  * allowlist, the job and every later call see one and the same repository.
  */
-const RepositorySchema = z
+const Repository = z
   .object({
     id: Id,
-    name: RepositoryNameSchema,
+    name: RepositoryName,
     full_name: z.string().max(140),
-    owner: z.object({ login: OwnerNameSchema }),
+    owner: z.object({ login: OwnerName }),
   })
   .refine((r) => r.full_name === `${r.owner.login}/${r.name}`, {
     message: 'full_name disagrees with owner.login and name',
     path: ['full_name'],
   });
 
-const InstallationSchema = z.object({ id: Id }).optional();
+const Installation = z.object({ id: Id }).optional();
 
 /** Head or base of a PR; `repo` is null when a fork's repository was deleted. */
-const BranchSchema = z.object({
+const Branch = z.object({
   ref: z.string().min(1).max(255),
   sha: Sha,
   repo: z.object({ id: Id }).nullable(),
 });
 
-export const PullRequestEventSchema = z.object({
+export const PullRequestEvent = z.object({
   action: z.string(),
-  repository: RepositorySchema,
-  installation: InstallationSchema,
+  repository: Repository,
+  installation: Installation,
   pull_request: z.object({
     number: Id,
     draft: z.boolean().optional(),
-    head: BranchSchema,
-    base: BranchSchema,
+    head: Branch,
+    base: Branch,
   }),
   changes: z.object({ base: z.object({}).optional() }).optional(),
 });
-export type PullRequestEvent = z.infer<typeof PullRequestEventSchema>;
+export type PullRequestEvent = z.infer<typeof PullRequestEvent>;
 
 /** A PR as check_run and check_suite events list it. */
-const CheckPullSchema = z.object({ number: Id, head: BranchSchema, base: BranchSchema });
-export type CheckPull = z.infer<typeof CheckPullSchema>;
+const CheckPull = z.object({ number: Id, head: Branch, base: Branch });
+export type CheckPull = z.infer<typeof CheckPull>;
 
-const AppSchema = z.object({ id: Id }).nullable().optional();
+const App = z.object({ id: Id }).nullable().optional();
 
-export const CheckRunEventSchema = z.object({
+export const CheckRunEvent = z.object({
   action: z.string(),
-  repository: RepositorySchema,
-  installation: InstallationSchema,
+  repository: Repository,
+  installation: Installation,
   check_run: z.object({
     name: z.string(),
-    app: AppSchema,
-    pull_requests: z.array(CheckPullSchema).max(100),
+    app: App,
+    pull_requests: z.array(CheckPull).max(100),
   }),
 });
 
-export const CheckSuiteEventSchema = z.object({
+export const CheckSuiteEvent = z.object({
   action: z.string(),
-  repository: RepositorySchema,
-  installation: InstallationSchema,
+  repository: Repository,
+  installation: Installation,
   check_suite: z.object({
-    app: AppSchema,
-    pull_requests: z.array(CheckPullSchema).max(100),
+    app: App,
+    pull_requests: z.array(CheckPull).max(100),
   }),
 });
 
-export const IssueCommentEventSchema = z.object({
+export const IssueCommentEvent = z.object({
   action: z.string(),
-  repository: RepositorySchema,
-  installation: InstallationSchema,
+  repository: Repository,
+  installation: Installation,
   issue: z.object({
     number: Id,
     /** Present only when the issue is a pull request. */
@@ -96,7 +94,7 @@ export const IssueCommentEventSchema = z.object({
   }),
 });
 
-export const InstallationEventSchema = z.object({
+export const InstallationEvent = z.object({
   action: z.string(),
   installation: z.object({ id: Id }),
 });

@@ -3,16 +3,15 @@
  * the event name, its payload and the settings, so every rule is a row in a table test.
  */
 import type { z } from 'zod';
-import { repositoryKey } from '../model/index.js';
+import { optional, repositoryKey } from '../model/index.js';
 import type { PullRef, ReviewJob, ReviewReason } from '../queue/index.js';
 import {
   type CheckPull,
-  CheckRunEventSchema,
-  CheckSuiteEventSchema,
-  InstallationEventSchema,
-  IssueCommentEventSchema,
-  type PullRequestEvent,
-  PullRequestEventSchema,
+  CheckRunEvent,
+  CheckSuiteEvent,
+  InstallationEvent,
+  IssueCommentEvent,
+  PullRequestEvent,
 } from './event-schemas.js';
 import { hasRenderCommand } from './render-command.js';
 import type { EventDecision, EventSettings } from './types.js';
@@ -29,7 +28,7 @@ const REVIEW_ACTIONS = new Map<string, ReviewReason>([
 const COMMAND_AUTHORS = new Set(['OWNER', 'MEMBER', 'COLLABORATOR']);
 
 type Repository = PullRequestEvent['repository'];
-type CommentEvent = z.infer<typeof IssueCommentEventSchema>;
+type CommentEvent = z.infer<typeof IssueCommentEvent>;
 
 export function jobForEvent(
   event: string,
@@ -38,25 +37,25 @@ export function jobForEvent(
 ): EventDecision {
   switch (event) {
     case 'pull_request':
-      return parsed(PullRequestEventSchema, payload, (p) => forPullRequest(p, settings));
+      return parsed(PullRequestEvent, payload, (p) => forPullRequest(p, settings));
     case 'check_run':
-      return parsed(CheckRunEventSchema, payload, (p) => {
+      return parsed(CheckRunEvent, payload, (p) => {
         if (p.action !== 'rerequested') return ignore(`check_run ${p.action}`);
         if (p.check_run.name !== settings.checkRunName) return ignore('check run of another name');
         if (!ourApp(p.check_run.app, settings)) return ignore('check run of another app');
         return forCheckPulls(p.repository, p.installation, p.check_run.pull_requests, settings);
       });
     case 'check_suite':
-      return parsed(CheckSuiteEventSchema, payload, (p) => {
+      return parsed(CheckSuiteEvent, payload, (p) => {
         if (p.action !== 'rerequested') return ignore(`check_suite ${p.action}`);
         if (!ourApp(p.check_suite.app, settings)) return ignore('check suite of another app');
         return forCheckPulls(p.repository, p.installation, p.check_suite.pull_requests, settings);
       });
     case 'issue_comment':
-      return parsed(IssueCommentEventSchema, payload, (p) => forComment(p, settings));
+      return parsed(IssueCommentEvent, payload, (p) => forComment(p, settings));
     case 'installation':
     case 'installation_repositories':
-      return parsed(InstallationEventSchema, payload, (p) => ({
+      return parsed(InstallationEvent, payload, (p) => ({
         action: 'acknowledge',
         installationId: p.installation.id,
         change: `${event} ${p.action}`,
@@ -204,8 +203,4 @@ function pullOf(repository: Repository, pullNumber: number): PullRef {
 
 function ignore(reason: string): EventDecision {
   return { action: 'ignore', reason };
-}
-
-function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
-  return value === undefined ? {} : ({ [key]: value } as { [P in K]?: V });
 }

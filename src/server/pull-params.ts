@@ -2,23 +2,23 @@
 import { z } from 'zod';
 import { repositoryKey } from '../model/index.js';
 import type { PullRef } from '../queue/index.js';
-import { OwnerNameSchema, RepositoryNameSchema } from './event-schemas.js';
+import { OwnerName, RepositoryName } from './event-schemas.js';
 import { HttpError } from './http-error.js';
 
-const PullParamsSchema = z.object({
-  owner: OwnerNameSchema,
-  repo: RepositoryNameSchema,
+const PullParams = z.object({
+  owner: OwnerName,
+  repo: RepositoryName,
   number: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER),
 });
 
-export const RenderRequestSchema = z.object({
-  owner: OwnerNameSchema,
-  repo: RepositoryNameSchema,
+export const RenderRequest = z.object({
+  owner: OwnerName,
+  repo: RepositoryName,
   pull_number: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
 });
 
 export function pullFromParams(params: unknown): PullRef {
-  const parsed = PullParamsSchema.safeParse(params);
+  const parsed = PullParams.safeParse(params);
   if (!parsed.success) throw new HttpError(400, 'invalid owner, repository or pull number');
   return { owner: parsed.data.owner, repo: parsed.data.repo, pullNumber: parsed.data.number };
 }

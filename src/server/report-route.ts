@@ -21,9 +21,9 @@ const SECURITY_HEADERS = {
 };
 
 /** Whether the query tries to be a signed link at all, before judging whether it is one. */
-const LinkQuerySchema = z.object({ expires: z.unknown(), sig: z.unknown() });
+const LinkQuery = z.object({ expires: z.unknown(), sig: z.unknown() });
 
-const SignedQuerySchema = z.object({
+const SignedQuery = z.object({
   expires: z
     .string()
     .regex(/^[0-9]{1,12}$/)
@@ -56,11 +56,11 @@ function authorize(request: FastifyRequest, pull: PullRef, ctx: ServerContext): 
     requireToken(request, apiToken);
     return;
   }
-  const link = LinkQuerySchema.safeParse(request.query);
+  const link = LinkQuery.safeParse(request.query);
   if (!link.success || (link.data.sig === undefined && link.data.expires === undefined)) {
     throw new HttpError(401, 'a bearer token or a signed link is required', 'bad-token');
   }
-  const signed = SignedQuerySchema.safeParse(link.data);
+  const signed = SignedQuery.safeParse(link.data);
   const valid =
     signed.success &&
     reportSigningKey !== undefined &&

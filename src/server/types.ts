@@ -53,7 +53,7 @@ export interface ServerDeps {
   /** "owner/repo", case-insensitive; absent means every repository the App sees. */
   repositoryAllowlist?: string[];
   /** Name of our check run: a re-request of any other check run is not ours. */
-  checkRunName?: string;
+  checkRunName: string;
   /** Our GitHub App id: when set, check events of other apps are ignored. */
   appId?: number;
   clock?: () => Date;

@@ -158,7 +158,7 @@ async function receive(
     renderDrafts: ctx.deps.renderDrafts,
     renderForks: ctx.deps.renderForks,
     allowlist: ctx.allowlist,
-    checkRunName: ctx.deps.checkRunName ?? 'fluxlens',
+    checkRunName: ctx.deps.checkRunName,
     appId: ctx.deps.appId,
     deliveryId,
     requestedAt: ctx.now().toISOString(),

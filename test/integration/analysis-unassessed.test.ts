@@ -10,7 +10,7 @@ import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createTcpServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnalysisResult } from '../../src/model/analysis.js';
-import { RenderOptionsSchema } from '../../src/render/index.js';
+import { RenderOptions } from '../../src/render/index.js';
 import { renderCheckRun } from '../../src/report/check-run.js';
 import { renderJson } from '../../src/report/json.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
@@ -113,7 +113,7 @@ async function analyzeOnline(
   engine: 'builtin' | 'flux-local' = 'builtin',
 ): Promise<AnalysisResult> {
   return analyzeBranches(repo.dir, 'main', 'pr', {
-    render: RenderOptionsSchema.parse({ offline: false }),
+    render: RenderOptions.parse({ offline: false }),
     engine,
   });
 }

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnalysisResult } from '../../src/model/analysis.js';
-import { RenderOptionsSchema } from '../../src/render/index.js';
+import { RenderOptions } from '../../src/render/index.js';
 import { renderJson } from '../../src/report/json.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
 import { expectValidAnalysis } from '../support/analysis-schema.js';
@@ -88,7 +88,7 @@ beforeAll(async () => {
     'apps/app-3/release.yaml': appFiles(url, '1.1.0')['apps/app-3/release.yaml'] ?? '',
   });
   repo.commit('hello 1.1.0 in app-3');
-  const online = { render: RenderOptionsSchema.parse({ offline: false }) };
+  const online = { render: RenderOptions.parse({ offline: false }) };
   minor = await analyzeBranches(repo.dir, 'main', 'minor', online);
   major = await analyzeBranches(repo.dir, 'main', 'major', online);
 }, 240_000);
@@ -132,12 +132,12 @@ describe('a chart bump through OCIRepositories', () => {
     const cache = mkdtempSync(join(tmpdir(), 'fluxlens-chart-bumps-cache-'));
     try {
       const machine = { ...testMachine, renderCache: { dir: cache, maxBytes: 64 * 1024 * 1024 } };
-      const online = { render: RenderOptionsSchema.parse({ offline: false }), machine };
+      const online = { render: RenderOptions.parse({ offline: false }), machine };
       const changedOnly = await analyzeBranches(repo.dir, 'main', 'one-app', online);
       // flux-system and nine apps' Kustomizations, and nine releases whose source is as it was.
       expect(changedOnly.timings?.['builds-carried']).toBe(19);
       const full = await analyzeBranches(repo.dir, 'main', 'one-app', {
-        render: RenderOptionsSchema.parse({ offline: false }),
+        render: RenderOptions.parse({ offline: false }),
       });
       expect(withoutTimings(changedOnly)).toEqual(withoutTimings(full));
       expect(changedOnly.clusters[0]?.charts).toEqual([

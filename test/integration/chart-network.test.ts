@@ -14,7 +14,7 @@ import { isNonPublicAddress } from '../../src/render/helm/chart/chart-network.js
 import { resolveOciChart } from '../../src/render/helm/chart/chart-oci.js';
 import { ChartContentError } from '../../src/render/helm/chart/chart-content-error.js';
 import { ChartUnavailableError } from '../../src/render/helm/chart/chart-unavailable-error.js';
-import { RenderOptionsSchema } from '../../src/render/index.js';
+import { RenderOptions } from '../../src/render/index.js';
 import { testMachine, testRunner, analyzeBranches } from '../support/render.js';
 import { bootstrap, fluxKustomization, makeRepo, yamlStream } from '../support/repo.js';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -210,7 +210,7 @@ describe('the address policy from the machine to the chart', () => {
       repo.commit('pr');
       requests.length = 0;
       const result = await analyzeBranches(repo.dir, 'HEAD~1', 'HEAD', {
-        render: RenderOptionsSchema.parse({ offline: false }),
+        render: RenderOptions.parse({ offline: false }),
         machine: { ...testMachine, chartNetwork: DENY },
       });
       expect(result.clusters[0]?.unassessed).toEqual([

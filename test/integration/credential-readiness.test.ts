@@ -26,6 +26,7 @@ import {
   useFixtures,
 } from '../support/github-fixture.js';
 import { sleep } from '../support/service.js';
+import { CHECK_RUN_NAME } from '../../src/review/index.js';
 
 const fixtures = useFixtures();
 const cleanups: Array<() => Promise<unknown>> = [];
@@ -53,6 +54,7 @@ function serve(github: GitHubClient, retryIntervalMs = 60_000): Served {
     insecureNoWebhookSecret: true,
     renderDrafts: false,
     renderForks: false,
+    checkRunName: CHECK_RUN_NAME,
     credentialRejection: () => watch.rejection(),
   });
   cleanups.push(

@@ -215,7 +215,7 @@ describe('ensureMirror with an installation token', () => {
     const text = `${String((err as Error).stack)} ${JSON.stringify(err)}`;
     expect(text).not.toContain(TOKEN);
     expect(text).not.toContain(basicToken(TOKEN).slice('Basic '.length));
-    expect((err as Error).message).toContain('[REDACTED]');
+    expect((err as Error).message).toContain('[redacted]');
   });
 
   it.each([

@@ -13,6 +13,7 @@ import {
   USER_TOKEN,
   useFixtures,
 } from '../support/github-fixture.js';
+import { CHECK_RUN_NAME as NAME } from '../../src/review/index.js';
 import { projectRoot } from '../support/paths.js';
 
 const fixtures = useFixtures();
@@ -39,7 +40,7 @@ describe('GitHub App credentials', () => {
 
     const writer = client.forInstallation(INSTALLATION_ID);
     await writer.getPull({ ...REPO, pullNumber: 7 });
-    await writer.ensureCheckRun({ ...REPO, headSha: HEAD_SHA, status: 'in_progress' });
+    await writer.ensureCheckRun({ ...REPO, headSha: HEAD_SHA, name: NAME, status: 'in_progress' });
     await client
       .forInstallation(INSTALLATION_ID)
       .ensureStatus({ ...REPO, sha: HEAD_SHA, state: 'pending', description: 'Rendering' });
@@ -96,7 +97,7 @@ describe('GitHub App credentials', () => {
     expect(emulator.apiUrl).toMatch(/\/api\/v3$/);
     const outcome = await client
       .forInstallation(INSTALLATION_ID)
-      .ensureCheckRun({ ...REPO, headSha: HEAD_SHA, status: 'in_progress' });
+      .ensureCheckRun({ ...REPO, headSha: HEAD_SHA, name: NAME, status: 'in_progress' });
     await expect(client.verifyCredentials()).resolves.toBe(APP_LOGIN);
 
     expect(outcome.action).toBe('created');

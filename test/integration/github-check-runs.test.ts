@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { classify } from '../../src/errors.js';
-import { GitHubError, type CheckRunAnnotation } from '../../src/github/index.js';
+import { GitHubError } from '../../src/github/index.js';
+import type { CheckRunAnnotation } from '../../src/model/index.js';
 import {
   HEAD_SHA,
   INSTALLATION_ID,
@@ -8,6 +9,7 @@ import {
   type Fixture,
   useFixtures,
 } from '../support/github-fixture.js';
+import { CHECK_RUN_NAME as NAME } from '../../src/review/index.js';
 
 const fixtures = useFixtures();
 
@@ -35,6 +37,7 @@ function annotations(count: number): CheckRunAnnotation[] {
 const completed = {
   ...REPO,
   headSha: HEAD_SHA,
+  name: NAME,
   status: 'completed',
   conclusion: 'neutral',
   output: { title: 'Caution: 1 finding', summary: '1 object changed', text: 'diff' },
@@ -51,6 +54,7 @@ describe('ensureCheckRun', () => {
     const started = await writer.ensureCheckRun({
       ...REPO,
       headSha: HEAD_SHA,
+      name: NAME,
       status: 'in_progress',
     });
     const done = await writer.ensureCheckRun(completed);
@@ -133,7 +137,12 @@ describe('ensureCheckRun', () => {
     emulator.expect('POST', RUNS);
     emulator.expect('PATCH', RUN);
     const writer = client.forInstallation(INSTALLATION_ID);
-    const { id } = await writer.ensureCheckRun({ ...REPO, headSha: HEAD_SHA, status: 'queued' });
+    const { id } = await writer.ensureCheckRun({
+      ...REPO,
+      headSha: HEAD_SHA,
+      name: NAME,
+      status: 'queued',
+    });
 
     const done = await writer.ensureCheckRun({ ...completed, checkRunId: id });
 

@@ -8,13 +8,14 @@ import {
   type Fixture,
   useFixtures,
 } from '../support/github-fixture.js';
+import { CHECK_RUN_NAME as NAME } from '../../src/review/index.js';
 
 const fixtures = useFixtures();
 
 const RUNS = '/repos/acme/gitops/check-runs';
 const LIST = `/repos/acme/gitops/commits/${HEAD_SHA}/check-runs`;
 const COMMENTS = '/repos/acme/gitops/issues/3/comments';
-const started = { ...REPO, headSha: HEAD_SHA, status: 'in_progress' } as const;
+const started = { ...REPO, headSha: HEAD_SHA, name: NAME, status: 'in_progress' } as const;
 
 async function appFixture(extras: Parameters<typeof fixtures.app>[0] = {}): Promise<Fixture> {
   const fixture = await fixtures.app(extras);

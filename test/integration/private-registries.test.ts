@@ -10,7 +10,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { loadConfig } from '../../src/config.js';
-import { RenderOptionsSchema } from '../../src/render/index.js';
+import { RenderOptions } from '../../src/render/index.js';
 import { resolveOciChart } from '../../src/render/helm/chart/chart-oci.js';
 import { resolveHttpChart } from '../../src/render/helm/chart/chart-http-repository.js';
 import { ChartContentError } from '../../src/render/helm/chart/chart-content-error.js';
@@ -129,7 +129,7 @@ describe('a cluster with charts in private registries', () => {
       repo.commit('pr');
       const review = (chartNetwork: ChartNetwork | undefined) =>
         analyzeBranches(repo.dir, 'HEAD~1', 'HEAD', {
-          render: RenderOptionsSchema.parse({ offline: false }),
+          render: RenderOptions.parse({ offline: false }),
           machine: {
             ...testMachine,
             chartCacheDir: world.tempDir('cache-'),

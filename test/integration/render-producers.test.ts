@@ -229,12 +229,13 @@ describe('post-build substitution', () => {
     expect(dataOf(object(cluster, 'ConfigMap', 'out'))).toEqual({ region: 'eu-1' });
   });
 
-  it('fails only the producer whose non-optional source is missing', async () => {
+  it('fails only the producer whose non-optional source is missing, as Flux does', async () => {
     const cluster = await render(
       substitutionFleet({
         postBuild: { substituteFrom: [cmRef('absent')] },
         template: { color: '${color}' },
       }),
+      { inClusterSources: 'fail' },
     );
     expect(producer(cluster, 'app').error).toBe(
       "post build failed: substitute from 'ConfigMap/absent' error: not found",

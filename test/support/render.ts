@@ -12,8 +12,7 @@ import {
   type RenderSettings,
   type EngineName,
   type RenderMachine,
-  type RenderOptions,
-  RenderOptionsSchema,
+  RenderOptions,
 } from '../../src/render/index.js';
 import { ToolRunner } from '../../src/tool-runner.js';
 import { fluxLocalFixtures } from './paths.js';
@@ -43,7 +42,7 @@ export const testMachine: RenderMachine = {
 };
 
 /** What a request carries in tests: defaults, offline (tests never reach the internet). */
-export const testRenderOptions: RenderOptions = RenderOptionsSchema.parse({ offline: true });
+export const testRenderOptions: RenderOptions = RenderOptions.parse({ offline: true });
 
 export function builtinEngine(settings: Partial<RenderSettings> = {}): BuiltinEngine {
   return new BuiltinEngine({

@@ -4,8 +4,8 @@
  * nameSuffix or hash, so the document is picked by kind and name, and only when one fits.
  */
 import { readFile, realpath } from 'node:fs/promises';
-import { isAbsolute, join, relative, sep } from 'node:path';
-import { objectMeta } from '../../model/index.js';
+import { join } from 'node:path';
+import { isInside, objectMeta } from '../../model/index.js';
 import { type ParsedDocument, parseFileDocuments } from '../../yaml/index.js';
 
 /** The 1-based line of the document of `kind` that renders as `name` in `file`, if one fits. */
@@ -35,14 +35,9 @@ export function sourceLineFinder(root: string): SourceLineFinder {
 
 async function readDocuments(realRoot: string, file: string): Promise<ParsedDocument[]> {
   const path = await realpath(join(realRoot, file)).catch(() => undefined);
-  if (path === undefined || !isInside(realRoot, path)) return [];
+  if (path === undefined || !isInside(realRoot, path, { strictly: true })) return [];
   const text = await readFile(path, 'utf8').catch(() => undefined);
   return text === undefined ? [] : parseFileDocuments(text).documents;
-}
-
-function isInside(root: string, path: string): boolean {
-  const rel = relative(root, path);
-  return rel !== '' && !isAbsolute(rel) && rel.split(sep)[0] !== '..';
 }
 
 /**

@@ -29,7 +29,7 @@ import { join, posix, resolve, sep } from 'node:path';
 import { isHelmRelease, normalizeFluxPath, refOf } from '../flux/index.js';
 import type { RenderSettings } from '../settings.js';
 import { mapLimit } from '../workspace/index.js';
-import { isolatedHelmHome } from '../helm/index.js';
+import { isolatedHelmHome, sourceHeaders } from '../helm/index.js';
 import { chartFailureTags } from './chart-failure.js';
 import {
   asRecord,
@@ -296,14 +296,4 @@ function templateFile(chart: ChartInfo): (template: string) => string {
     const inChart = template.slice(template.indexOf('/') + 1);
     return dir === '.' || dir === '' ? inChart : `${dir}/${inChart}`;
   };
-}
-
-/** helm heads every template's documents with `# Source: PATH` (absent after kustomize grep). */
-function sourceHeaders(text: string): { line: number; path: string }[] {
-  const out: { line: number; path: string }[] = [];
-  text.split('\n').forEach((content, index) => {
-    const match = /^# Source: (.+?)\s*$/.exec(content);
-    if (match?.[1]) out.push({ line: index + 1, path: match[1] });
-  });
-  return out;
 }

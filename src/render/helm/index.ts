@@ -12,7 +12,7 @@ export {
 export { HelmRelease, releaseName, releaseNamespace } from './helm-release.js';
 export { postRender } from './post-render.js';
 export { releaseSecretValues, type SecretKeysLookup } from './release-secret-values.js';
-export { chartCrdsMode, helmTemplate, takeTemplateSource } from './template.js';
+export { chartCrdsMode, helmTemplate, sourceHeaders, takeTemplateSource } from './template.js';
 export type { TemplateCache } from './template.js';
 export { type ConfigLookup, chartDefaultValues, composeValues } from './values.js';
 export { parseStrictVersion } from './semver-constraint.js';

@@ -208,7 +208,8 @@ function splitOutput(stdout: string, opts: TemplateOptions): ChartRender {
   return render;
 }
 
-function sourceHeaders(text: string): { line: number; path: string }[] {
+/** helm heads every template's documents with `# Source: PATH`: each header's 1-based line and path. */
+export function sourceHeaders(text: string): { line: number; path: string }[] {
   const out: { line: number; path: string }[] = [];
   text.split('\n').forEach((content, index) => {
     const match = /^# Source: (.+?)\s*$/.exec(content);

@@ -18,6 +18,7 @@ import {
   yamlOverLimit,
 } from '../../yaml/index.js';
 import { FluxlensError } from '../../errors.js';
+import { isInside } from '../../model/index.js';
 
 export interface KustomizeOptions extends KustomizeRunOptions {
   /** The render's kustomize-server: one process for all its builds instead of one each. */
@@ -217,10 +218,6 @@ export async function checkKustomizationTree(
     }
   };
   await visit(dir, 0);
-}
-
-function isInside(root: string, path: string): boolean {
-  return path === root || path.startsWith(root + sep);
 }
 
 function rel(root: string, path: string): string {

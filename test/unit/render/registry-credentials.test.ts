@@ -5,11 +5,8 @@
  * credential values before they reach a message.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  DEFAULT_CHART_NETWORK,
-  type ChartNetwork,
-  type RegistryCredential,
-} from '../../../src/render/index.js';
+import type { RegistryCredential } from '../../../src/model/index.js';
+import { DEFAULT_CHART_NETWORK, type ChartNetwork } from '../../../src/render/index.js';
 import {
   credentialFor,
   credentialNote,

@@ -1,11 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { AnalysisError } from '../../../src/model/analysis.js';
+import type { CheckRunAnnotation, CheckRunConclusion } from '../../../src/model/check-run.js';
 import type { Level } from '../../../src/model/finding.js';
-import {
-  renderCheckRun,
-  type CheckRunAnnotation,
-  type CheckRunConclusion,
-} from '../../../src/report/check-run.js';
+import { renderCheckRun } from '../../../src/report/check-run.js';
 import { analysis, change, finding, kustomization } from './analysis-builders.js';
 
 const introducedError: AnalysisError = {

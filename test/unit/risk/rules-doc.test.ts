@@ -9,7 +9,7 @@ import { parse } from 'yaml';
 import { USAGE } from '../../../src/cli/usage.js';
 import { ERROR_CODES } from '../../../src/errors.js';
 import { parsePolicy } from '../../../src/policy/index.js';
-import { EngineNameSchema } from '../../../src/render/index.js';
+import { EngineName } from '../../../src/render/index.js';
 import { FAMILIES, RULE_IDS, RULES } from '../../../src/risk/registry.js';
 
 const read = (path: string): string =>
@@ -68,7 +68,7 @@ function actionNames(): string[] {
  */
 const NOT_RULES = new Set([
   ...FAMILIES.map((f) => f.name),
-  ...EngineNameSchema.options,
+  ...EngineName.options,
   ...Object.keys(ERROR_CODES),
   ...[...USAGE.matchAll(/--([a-z][a-z-]+)/g)].map((m) => m[1] ?? ''),
   ...actionNames(),

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, expectTypeOf, it } from 'vitest';
 import { type DeliveryLedger, type JobQueue, createInlineQueue } from '../../../src/queue/index.js';
 import { type ServerDeps, buildServer } from '../../../src/server/index.js';
+import { CHECK_RUN_NAME } from '../../../src/review/index.js';
 import { createLogger } from '../../../src/logger.js';
 import { FakeLedger, FakeQueue, FakeResults } from './support/fake-queue.js';
 import { example, set, signBody } from './support/github-examples.js';
@@ -437,6 +438,7 @@ describe('buildServer', () => {
     results: new FakeResults(),
     renderDrafts: false,
     renderForks: false,
+    checkRunName: CHECK_RUN_NAME,
   });
 
   it('takes the queue contract’s JobQueue and DeliveryLedger as they are', async () => {

@@ -7,7 +7,8 @@
  * address, where nobody else on the network can read them. Nothing here logs, and the
  * notes for messages name hosts, never values.
  */
-import type { ChartNetwork, RegistryCredential } from '../../settings.js';
+import type { RegistryCredential } from '../../../model/index.js';
+import type { ChartNetwork } from '../../settings.js';
 
 export type CredentialUse =
   | { kind: 'send'; credential: RegistryCredential }

@@ -14,6 +14,7 @@ import {
 } from '../../../../src/server/index.js';
 import { FakeLedger, FakeQueue, FakeResults } from './fake-queue.js';
 import { type Payload, signBody } from './github-examples.js';
+import { CHECK_RUN_NAME } from '../../../../src/review/index.js';
 
 export const WEBHOOK_SECRET = 'webhook-secret-for-tests-7d1f';
 export const API_TOKEN = 'api-token-for-tests-93ac';
@@ -48,6 +49,7 @@ export function testServer(overrides: Partial<ServerDeps> = {}): TestServer {
     webhookSecret: WEBHOOK_SECRET,
     renderDrafts: false,
     renderForks: false,
+    checkRunName: CHECK_RUN_NAME,
     clock: () => NOW,
     metrics: registry,
     skipCheck: async (info) => void skipped.push(info),
