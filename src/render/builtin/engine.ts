@@ -256,7 +256,7 @@ function clusterObjects(found: Discovery, producers: Producers): ClusterObjects 
   found.configData.forEach((s) => remember(s.manifest));
   return {
     lookup: (kind, ns, name) =>
-      producers.clusterObject(kind, ns, name) ?? sourceObjects.get(`${kind}/${ns}/${name}`),
+      producers.source(kind, ns, name) ?? sourceObjects.get(`${kind}/${ns}/${name}`),
     secretKeys: (kind, ns, name) => {
       const rendered = producers.clusterRendered(kind, ns, name);
       if (rendered) return secretKeysOf(rendered.manifest, rendered.secret);

@@ -7,6 +7,7 @@ import { posix } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { buildProducer, type ProducerBuildDeps } from './build-producer.js';
 import { dropProducer, objectIndexKey } from './drop-producer.js';
+import { instanceSyncsOf, unrenderedInstanceNote } from './instance-syncs.js';
 import {
   type Discovery,
   dependsOnCycles,
@@ -78,6 +79,11 @@ function chartName(spec: Record<string, unknown>): string {
   return typeof chartRef.name === 'string' ? `${String(chartRef.kind)}/${chartRef.name}` : '';
 }
 
+function sourceKey(manifest: Manifest): string {
+  const meta = objectMeta(manifest);
+  return `${meta.kind}/${meta.namespace ?? ''}/${meta.name}`;
+}
+
 function keyName(key: string): string {
   return key.replace(/^(Kustomization|HelmRelease)\//, '');
 }
@@ -91,11 +97,18 @@ export class Producers {
   readonly #entries = new Map<string, Entry>();
   readonly #errors: RenderError[] = [];
   readonly #objectIndex = new Map<string, RenderedObject>();
+  /** Sources written in files, then the ones flux-operator creates for a rendered FluxInstance. */
+  readonly #sources = new Map<string, Manifest>();
+  /** Kustomizations flux-operator creates for a rendered FluxInstance (adoptInstanceSyncs). */
+  readonly #instanceSyncs = new Set<string>();
+  readonly #entry: string;
 
   constructor(
     found: Discovery,
     private readonly helm: boolean,
   ) {
+    this.#entry = found.entry;
+    for (const { manifest } of found.sources) this.#sources.set(sourceKey(manifest), manifest);
     const defined = helm ? [...found.kustomizations, ...found.helmReleases] : found.kustomizations;
     const byFile = [...defined].sort((a, b) =>
       a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line,
@@ -158,7 +171,7 @@ export class Producers {
 
   /** A file-defined Kustomization waits while a pending one's path covers its file. */
   private mayHaveParent(entry: Entry, pending: readonly Entry[]): boolean {
-    if (!('file' in entry.origin)) return false;
+    if (!('file' in entry.origin) || this.#instanceSyncs.has(entry.key)) return false;
     const dir = posix.dirname(entry.origin.file);
     return pending.some(
       (p) => p !== entry && (p.path === '.' || dir === p.path || dir.startsWith(`${p.path}/`)),
@@ -176,6 +189,12 @@ export class Producers {
 
   clusterObject(kind: string, namespace: string, name: string): Manifest | undefined {
     return this.clusterRendered(kind, namespace, name)?.manifest;
+  }
+
+  /** A source of the cluster: rendered, written in a file, or created for a FluxInstance. */
+  source(kind: string, namespace: string, name: string): Manifest | undefined {
+    const key = `${kind}/${namespace}/${name}`;
+    return this.clusterObject(kind, namespace, name) ?? this.#sources.get(key);
   }
 
   /** The rendered object, with what in it derives from a Secret. */
@@ -221,9 +240,13 @@ export class Producers {
       entry.skipped = outcome.skipped;
     } else if ('error' in outcome) {
       entry.status = 'failed';
-      const { error: message, file, code, offline } = outcome;
+      const { error, file, code, offline } = outcome;
+      const note =
+        entry.ref.kind === 'HelmRelease' && code === 'chart-unavailable'
+          ? unrenderedInstanceNote(entry.manifest, (k, ns, n) => this.source(k, ns, n))
+          : undefined;
       entry.error = {
-        message,
+        message: note === undefined ? error : `${error}; ${note}`,
         ...(file ? { file } : {}),
         ...(code !== undefined ? { code } : {}),
         ...(offline !== undefined ? { offline } : {}),
@@ -243,6 +266,32 @@ export class Producers {
       for (const o of outcome.objects)
         this.#objectIndex.set(objectIndexKey(o, entry.ref.namespace), o);
       this.absorbChildren(entry);
+      this.adoptInstanceSyncs(entry);
+    }
+  }
+
+  /**
+   * The source and Kustomization flux-operator creates for a FluxInstance among `entry`'s
+   * objects, defined as if written where the instance was (its file; a chart's: the
+   * release's, whose values gave the sync),
+   * as withInstanceSyncs defines an instance file's: the Kustomization then applying its
+   * renderer again is bootstrap's self-apply, not a cycle. What exists already stays.
+   */
+  private adoptInstanceSyncs(entry: Entry): void {
+    for (const { sync, object } of instanceSyncsOf(entry.objects, this.#entry)) {
+      const sourceId = sourceKey(sync.source);
+      if (!this.#sources.has(sourceId)) this.#sources.set(sourceId, sync.source);
+      const ref = refOf(sync.kustomization, DEFAULT_NAMESPACE);
+      const key = producerKey(ref);
+      if (this.#entries.has(key)) continue;
+      const origin =
+        object.file !== undefined && entry.ref.kind !== 'HelmRelease'
+          ? { file: object.file, line: object.line ?? 1 }
+          : 'file' in entry.origin
+            ? entry.origin
+            : { file: this.definitionFile(entry) ?? '', line: 1 };
+      this.#entries.set(key, this.newEntry(key, ref, sync.kustomization, origin));
+      this.#instanceSyncs.add(key);
     }
   }
 

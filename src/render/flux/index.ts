@@ -6,7 +6,14 @@
 export { appliedTwiceErrors } from './applied-twice.js';
 export { dependsOnCycles } from './depends-on-cycles.js';
 export { discover } from './discover.js';
-export { type InstanceSync, instanceSync, withInstanceSyncs } from './flux-instance.js';
+export {
+  type InstanceSync,
+  instanceSync,
+  installsFluxInstance,
+  releaseSyncPath,
+  reviewedInstanceSync,
+  withInstanceSyncs,
+} from './flux-instance.js';
 export {
   CommonMetadata,
   FluxKustomization,
