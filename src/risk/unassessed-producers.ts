@@ -55,6 +55,11 @@ function reasonOf(errors: readonly RenderError[]): string {
  * own `skipped` text (in the JSON) has the detail.
  */
 function skipReason(skipped: string): string {
+  const generated =
+    /^(ExternalArtifact \S+ from ArtifactGenerator \S+)(?: \((sources outside the repository)|.* uses (.*), which)/.exec(
+      skipped,
+    );
+  if (generated) return `${generated[1]} (${generated[2] ?? `uses ${generated[3] ?? ''}`})`;
   if (/not mapped|without a mapping/.test(skipped)) return 'source not mapped (--source)';
   if (/was not found/.test(skipped)) return 'source not found';
   if (/flux-local/.test(skipped)) return 'not rendered by flux-local';

@@ -96,6 +96,7 @@ async function buildFluxKustomization(
     namespace: sourceRef.namespace ?? target.ref.namespace,
   });
   if (resolved.kind === 'skipped') return { skipped: resolved.reason, source: resolved.id };
+  if (resolved.kind === 'failed') return withFile(target, resolved.error, resolved.id);
   const inside = await resolveInside(resolved.root, target.path);
   if ('error' in inside) return withFile(target, inside.error, resolved.id);
   const outcome = await buildKustomization(deps.kustomize, {

@@ -150,7 +150,16 @@ export class BuiltinEngine implements RenderEngine {
     const { workspace, repoRoot, lacking } = where;
     const { lookup, secretKeys } = objects;
     const { repoUrl, sources: mappings } = request;
-    const sources = new Sources(workspace, repoRoot, repoUrl, mappings, lookup, where.walk);
+    const generators = objects.generators;
+    const sources = new Sources(
+      workspace,
+      repoRoot,
+      repoUrl,
+      mappings,
+      lookup,
+      where.walk,
+      generators,
+    );
     let builds = 0;
     const keying = await where.reuse.keying();
     const common = {
@@ -241,6 +250,8 @@ interface Revision {
 interface ClusterObjects {
   /** Objects of the cluster rendered so far, then the ones written under the entry. */
   lookup: (kind: string, namespace: string, name: string) => Manifest | undefined;
+  /** The ArtifactGenerators of a namespace (Sources builds their ExternalArtifacts). */
+  generators: (namespace: string) => Manifest[];
   /** The keys of a ConfigMap or Secret whose values derive from a Secret. */
   secretKeys: (kind: 'ConfigMap' | 'Secret', namespace: string, name: string) => Set<string>;
 }
@@ -257,6 +268,7 @@ function clusterObjects(found: Discovery, producers: Producers): ClusterObjects 
   return {
     lookup: (kind, ns, name) =>
       producers.source(kind, ns, name) ?? sourceObjects.get(`${kind}/${ns}/${name}`),
+    generators: (ns) => producers.generators(ns),
     secretKeys: (kind, ns, name) => {
       const rendered = producers.clusterRendered(kind, ns, name);
       if (rendered) return secretKeysOf(rendered.manifest, rendered.secret);

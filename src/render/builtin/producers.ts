@@ -18,6 +18,7 @@ import {
   normalizeFluxPath,
   refOf,
   appliedTwiceErrors,
+  generatesArtifact,
 } from '../flux/index.js';
 import { HelmRelease } from '../helm/index.js';
 import {
@@ -178,8 +179,12 @@ export class Producers {
     );
   }
 
-  /** The ConfigMaps and Secrets a producer reads (substituteFrom, valuesFrom) exist already. */
+  /**
+   * The ConfigMaps and Secrets a producer reads (substituteFrom, valuesFrom) exist already,
+   * and so does the ArtifactGenerator of the ExternalArtifact a Kustomization reads.
+   */
   private inputsReady(entry: Entry): boolean {
+    if (!this.artifactReady(entry)) return false;
     const refs =
       entry.ref.kind === 'HelmRelease'
         ? (HelmRelease.safeParse(entry.manifest).data?.spec.valuesFrom ?? [])
@@ -187,8 +192,26 @@ export class Producers {
     return refs.every((r) => this.clusterObject(r.kind, entry.ref.namespace, r.name) !== undefined);
   }
 
+  private artifactReady(entry: Entry): boolean {
+    if (entry.ref.kind !== 'Kustomization') return true;
+    const ref = FluxKustomization.safeParse(entry.manifest).data?.spec.sourceRef;
+    if (ref?.kind !== 'ExternalArtifact') return true;
+    const namespace = ref.namespace ?? entry.ref.namespace;
+    return this.generators(namespace).some((g) => generatesArtifact(g, ref.name));
+  }
+
   clusterObject(kind: string, namespace: string, name: string): Manifest | undefined {
     return this.clusterRendered(kind, namespace, name)?.manifest;
+  }
+
+  /** The ArtifactGenerators of `namespace`: rendered, else written in a file. */
+  generators(namespace: string): Manifest[] {
+    const prefix = `ArtifactGenerator/${namespace}/`;
+    const found = new Map<string, Manifest>();
+    for (const [key, m] of this.#sources) if (key.startsWith(prefix)) found.set(key, m);
+    for (const [key, o] of this.#objectIndex)
+      if (key.startsWith(prefix)) found.set(key, o.manifest);
+    return [...found.values()];
   }
 
   /** A source of the cluster: rendered, written in a file, or created for a FluxInstance. */
