@@ -150,7 +150,7 @@ export class BuiltinEngine implements RenderEngine {
     const { workspace, repoRoot, lacking } = where;
     const { lookup, secretKeys } = objects;
     const { repoUrl, sources: mappings } = request;
-    const generators = objects.generators;
+    const generators = (ns: string) => objects.objectsOfKind('ArtifactGenerator', ns);
     const sources = new Sources(
       workspace,
       repoRoot,
@@ -177,6 +177,7 @@ export class BuiltinEngine implements RenderEngine {
     };
     return {
       sources,
+      objectsOfKind: objects.objectsOfKind,
       kustomize: common,
       helm: {
         ...common,
@@ -250,8 +251,8 @@ interface Revision {
 interface ClusterObjects {
   /** Objects of the cluster rendered so far, then the ones written under the entry. */
   lookup: (kind: string, namespace: string, name: string) => Manifest | undefined;
-  /** The ArtifactGenerators of a namespace (Sources builds their ExternalArtifacts). */
-  generators: (namespace: string) => Manifest[];
+  /** The objects of a kind in a namespace (ArtifactGenerators, ResourceSetInputProviders). */
+  objectsOfKind: (kind: string, namespace: string) => Manifest[];
   /** The keys of a ConfigMap or Secret whose values derive from a Secret. */
   secretKeys: (kind: 'ConfigMap' | 'Secret', namespace: string, name: string) => Set<string>;
 }
@@ -268,7 +269,7 @@ function clusterObjects(found: Discovery, producers: Producers): ClusterObjects 
   return {
     lookup: (kind, ns, name) =>
       producers.source(kind, ns, name) ?? sourceObjects.get(`${kind}/${ns}/${name}`),
-    generators: (ns) => producers.generators(ns),
+    objectsOfKind: (kind, ns) => producers.objectsOfKind(kind, ns),
     secretKeys: (kind, ns, name) => {
       const rendered = producers.clusterRendered(kind, ns, name);
       if (rendered) return secretKeysOf(rendered.manifest, rendered.secret);

@@ -19,6 +19,7 @@ import {
   refOf,
   appliedTwiceErrors,
   generatesArtifact,
+  isResourceSet,
 } from '../flux/index.js';
 import { HelmRelease } from '../helm/index.js';
 import {
@@ -67,9 +68,11 @@ const DEFAULT_NAMESPACE = 'default';
  */
 export const MAX_PRODUCER_OBJECTS = 10_000;
 
-/** Objects that Flux controllers act on once applied, and so become producers. */
+/** Objects that Flux controllers (and flux-operator) act on once applied, and so become producers. */
 function producesObjects(manifest: Manifest, helm: boolean): boolean {
-  return isFluxKustomization(manifest) || (helm && isHelmRelease(manifest));
+  return (
+    isFluxKustomization(manifest) || isResourceSet(manifest) || (helm && isHelmRelease(manifest))
+  );
 }
 
 /** A HelmRelease's "path": the chart it installs, a chart path normalised like spec.path. */
@@ -80,13 +83,25 @@ function chartName(spec: Record<string, unknown>): string {
   return typeof chartRef.name === 'string' ? `${String(chartRef.kind)}/${chartRef.name}` : '';
 }
 
+/**
+ * flux-operator reconciles a ResourceSet unless annotated `reconcile: disabled`, and
+ * garbage-collects what it stops applying unless annotated `prune: disabled`.
+ */
+function resourceSetFacts(manifest: Manifest): { suspend: boolean; prune: boolean } {
+  const { annotations } = objectMeta(manifest);
+  return {
+    suspend: annotations['fluxcd.controlplane.io/reconcile'] === 'disabled',
+    prune: annotations['fluxcd.controlplane.io/prune'] !== 'disabled',
+  };
+}
+
 function sourceKey(manifest: Manifest): string {
   const meta = objectMeta(manifest);
   return `${meta.kind}/${meta.namespace ?? ''}/${meta.name}`;
 }
 
 function keyName(key: string): string {
-  return key.replace(/^(Kustomization|HelmRelease)\//, '');
+  return key.replace(/^(Kustomization|HelmRelease|ResourceSet)\//, '');
 }
 
 /** Whether two definitions say the same: their specs, key order aside. */
@@ -152,10 +167,13 @@ export class Producers {
       status: 'pending',
       stale: false,
       objects: [],
+      // A ResourceSet reads no folder: no path, so it is no parent of any file.
       path:
         ref.kind === 'HelmRelease'
           ? chartName(spec)
-          : normalizeFluxPath(typeof spec['path'] === 'string' ? spec['path'] : undefined),
+          : ref.kind === 'ResourceSet'
+            ? ''
+            : normalizeFluxPath(typeof spec['path'] === 'string' ? spec['path'] : undefined),
       source: '',
     };
   }
@@ -185,6 +203,7 @@ export class Producers {
    */
   private inputsReady(entry: Entry): boolean {
     if (!this.artifactReady(entry)) return false;
+    if (entry.ref.kind === 'ResourceSet') return this.providersReady(entry);
     const refs =
       entry.ref.kind === 'HelmRelease'
         ? (HelmRelease.safeParse(entry.manifest).data?.spec.valuesFrom ?? [])
@@ -192,21 +211,36 @@ export class Producers {
     return refs.every((r) => this.clusterObject(r.kind, entry.ref.namespace, r.name) !== undefined);
   }
 
+  /** The ResourceSetInputProviders a ResourceSet names exist already. */
+  private providersReady(entry: Entry): boolean {
+    const spec = (entry.manifest['spec'] ?? {}) as Record<string, unknown>;
+    const from = Array.isArray(spec['inputsFrom']) ? (spec['inputsFrom'] as unknown[]) : [];
+    return from.every((ref) => {
+      const name = (ref as Record<string, unknown> | null)?.['name'];
+      const ns = entry.ref.namespace;
+      return (
+        typeof name !== 'string' ||
+        this.clusterObject('ResourceSetInputProvider', ns, name) !== undefined
+      );
+    });
+  }
+
   private artifactReady(entry: Entry): boolean {
     if (entry.ref.kind !== 'Kustomization') return true;
     const ref = FluxKustomization.safeParse(entry.manifest).data?.spec.sourceRef;
     if (ref?.kind !== 'ExternalArtifact') return true;
     const namespace = ref.namespace ?? entry.ref.namespace;
-    return this.generators(namespace).some((g) => generatesArtifact(g, ref.name));
+    const generators = this.objectsOfKind('ArtifactGenerator', namespace);
+    return generators.some((g) => generatesArtifact(g, ref.name));
   }
 
   clusterObject(kind: string, namespace: string, name: string): Manifest | undefined {
     return this.clusterRendered(kind, namespace, name)?.manifest;
   }
 
-  /** The ArtifactGenerators of `namespace`: rendered, else written in a file. */
-  generators(namespace: string): Manifest[] {
-    const prefix = `ArtifactGenerator/${namespace}/`;
+  /** The objects of `kind` in `namespace`: rendered, else written in a file. */
+  objectsOfKind(kind: string, namespace: string): Manifest[] {
+    const prefix = `${kind}/${namespace}/`;
     const found = new Map<string, Manifest>();
     for (const [key, m] of this.#sources) if (key.startsWith(prefix)) found.set(key, m);
     for (const [key, o] of this.#objectIndex)
@@ -436,14 +470,16 @@ export class Producers {
       ? (spec['dependsOn'] as Record<string, unknown>[])
       : [];
     const parent = 'parent' in e.origin ? this.#entries.get(e.origin.parent) : undefined;
+    const operator = e.ref.kind === 'ResourceSet' ? resourceSetFacts(e.manifest) : undefined;
     const producer: Producer = {
       ...e.ref,
       path: e.path,
       source: e.source,
-      suspend: spec['suspend'] === true,
-      prune: spec['prune'] === true,
+      suspend: operator?.suspend ?? spec['suspend'] === true,
+      prune: operator?.prune ?? spec['prune'] === true,
       dependsOn: dependsOn
-        .filter((d) => typeof d['name'] === 'string')
+        // A ResourceSet may depend on any object; only other ResourceSets are producers.
+        .filter((d) => typeof d['name'] === 'string' && (!operator || d['kind'] === 'ResourceSet'))
         .map((d) => ({
           kind: e.ref.kind,
           namespace: typeof d['namespace'] === 'string' ? d['namespace'] : e.ref.namespace,
