@@ -34,7 +34,15 @@ export function isResourceSet(manifest: Manifest): boolean {
 
 const Selector = z.looseObject({
   matchLabels: z.record(z.string(), z.string()).optional(),
-  matchExpressions: z.array(z.unknown()).optional(),
+  matchExpressions: z
+    .array(
+      z.looseObject({
+        key: z.string(),
+        operator: z.enum(['In', 'NotIn', 'Exists', 'DoesNotExist']),
+        values: z.array(z.string()).optional(),
+      }),
+    )
+    .optional(),
 });
 
 const ResourceSet = z.looseObject({
@@ -94,6 +102,8 @@ export function expandResourceSet(
   const spec = set.spec ?? {};
   if (spec.steps !== undefined)
     return { notAssessed: 'it uses spec.steps, which fluxlens does not expand' };
+  if (spec.resources === undefined && spec.resourcesTemplate === undefined)
+    return { error: 'the ResourceSet defines no resources' };
   const sources = inputSources(set, namespace, providers);
   if ('error' in sources || 'notAssessed' in sources) return sources;
   const inputSets = combine(sources, spec, set.metadata.name, namespace);
@@ -130,16 +140,8 @@ function inputSources(
           notAssessed: `its ResourceSetInputProvider ${namespace}/${ref.name} is not in the rendered cluster`,
         };
     } else if (ref.selector !== undefined) {
-      if (ref.selector.matchExpressions !== undefined)
-        return {
-          notAssessed:
-            'it selects input providers with matchExpressions, which fluxlens does not evaluate',
-        };
-      const labels = Object.entries(ref.selector.matchLabels ?? {});
-      chosen = available.filter((m) => {
-        const own = objectMeta(m).labels;
-        return labels.every(([k, v]) => own[k] === v);
-      });
+      const selector = ref.selector;
+      chosen = available.filter((m) => selects(selector, objectMeta(m).labels));
     } else return { error: 'inputsFrom names no provider' };
     for (const provider of chosen.sort((a, b) =>
       objectMeta(a).name < objectMeta(b).name ? -1 : 1,
@@ -150,6 +152,21 @@ function inputSources(
     }
   }
   return sources;
+}
+
+/** Kubernetes label selector semantics: every label and every expression must match. */
+function selects(selector: z.infer<typeof Selector>, labels: Record<string, string>): boolean {
+  const byLabel = Object.entries(selector.matchLabels ?? {}).every(([k, v]) => labels[k] === v);
+  return (
+    byLabel &&
+    (selector.matchExpressions ?? []).every(({ key, operator, values = [] }) => {
+      const has = Object.hasOwn(labels, key);
+      if (operator === 'Exists') return has;
+      if (operator === 'DoesNotExist') return !has;
+      const inValues = has && values.includes(labels[key] ?? '');
+      return operator === 'In' ? inValues : !inValues;
+    })
+  );
 }
 
 function providerSource(provider: Manifest, namespace: string): InputSource | ProviderProblem {
@@ -168,9 +185,11 @@ function providerSource(provider: Manifest, namespace: string): InputSource | Pr
 
 /** flux-operator's built-in fields of a set: its `id` (from cluster UIDs) and its provider. */
 function withBuiltins(values: Record<string, unknown>, source: InputSource): Record<string, Value> {
+  // An inline set keeps an `id` it gives; any other id flux-operator derives.
+  const own = source.kind === 'ResourceSet' ? (values['id'] as Value | undefined) : undefined;
   return {
     ...(values as Record<string, Value>),
-    id: new Unknown('`inputs.id` (flux-operator derives it from the cluster)'),
+    id: own ?? new Unknown('`inputs.id` (flux-operator derives it from the cluster)'),
     provider: {
       apiVersion: OPERATOR_VERSION,
       kind: source.kind,
@@ -227,8 +246,8 @@ function combine(
 }
 
 /**
- * Every set through `spec.resources` (each resource as YAML, templated, read back) and then
- * `spec.resourcesTemplate`; empty documents dropped, resources disabled by annotation left
+ * Each of `spec.resources` (as YAML, templated, read back) through every set, then
+ * `spec.resourcesTemplate` through every set; empty documents dropped, resources disabled by annotation left
  * out, commonMetadata applied, the first of duplicates kept.
  */
 function applyTemplates(
@@ -246,8 +265,10 @@ function applyTemplates(
       if (!out.has(key)) out.set(key, withCommonMetadata(doc, spec.commonMetadata));
     }
   };
-  for (const inputs of inputSets)
-    for (const resource of spec.resources ?? []) add(goYaml(resource as Value), inputs);
+  for (const resource of spec.resources ?? []) {
+    const text = goYaml(resource as Value);
+    for (const inputs of inputSets) add(text, inputs);
+  }
   if (spec.resourcesTemplate !== undefined)
     for (const inputs of inputSets) add(spec.resourcesTemplate, inputs);
   return [...out.values()];
