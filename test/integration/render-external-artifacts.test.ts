@@ -111,6 +111,49 @@ describe('an ExternalArtifact generated from this repository', () => {
     });
   });
 
+  it('copies a folder as cp -r does, leaves out what exclude names and merges YAML with Merge', async () => {
+    const cluster = await render({
+      ...FILES,
+      'clusters/prod/apps.yaml': yaml(
+        generator(
+          'monorepo',
+          [REPO],
+          [
+            {
+              name: 'site',
+              copy: [
+                { from: '@repo/site/', to: '@artifact/', exclude: ['*.txt.yaml', 'drafts/**'] },
+                {
+                  from: '@repo/overrides/web.yaml',
+                  to: '@artifact/site/web.yaml',
+                  strategy: 'Merge',
+                },
+              ],
+            },
+          ],
+        ),
+        fromArtifact('site', './site'),
+      ),
+      'site/web.yaml': yaml({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'web', namespace: 'apps' },
+        data: { a: '1', b: '1' },
+      }),
+      'site/notes.txt.yaml': configMap('notes'),
+      'site/drafts/draft.yaml': configMap('draft'),
+      'site/live/live.yaml': configMap('live'),
+      'overrides/web.yaml': yaml({ data: { b: '2', c: '3' } }),
+    });
+    expect(cluster.errors).toEqual([]);
+    expect(objectsOf(cluster, 'site')).toEqual([
+      'live <- ExternalArtifact/flux-system/site:site/live/live.yaml',
+      'web <- ExternalArtifact/flux-system/site:site/web.yaml',
+    ]);
+    const web = cluster.objects.find((o) => objectMeta(o.manifest).name === 'web');
+    expect(web?.manifest['data']).toEqual({ a: '1', b: '2', c: '3' });
+  });
+
   it('fails the Kustomization, as source-watcher fails the artifact, when a copy matches no file', async () => {
     const cluster = await render({
       ...FILES,

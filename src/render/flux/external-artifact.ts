@@ -3,14 +3,16 @@
  * ExternalArtifact whose tree its copy operations build from the generator's sources, in
  * order, later copies overwriting earlier ones. Here that tree is built from the sources'
  * folders, so that a Kustomization whose sourceRef is the ExternalArtifact renders from it.
- * What source-watcher does that is not done here (a copy strategy other than Overwrite, such
- * as Merge or Extract; a pattern with braces or classes) leaves the artifact unbuilt, with
- * the reason, rather than built differently.
+ * What source-watcher does that is not done here (the Extract strategy, `pathPattern`, a
+ * pattern with braces or classes) leaves the artifact unbuilt, with the reason, rather than
+ * built differently.
  */
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, posix } from 'node:path';
 import { z } from 'zod';
 import { apiGroup, isRecord, objectMeta, type Manifest } from '../../model/index.js';
+import { stringify } from 'yaml';
+import { GoYamlError, parseGoYaml } from '../../yaml/index.js';
 import { walkTree } from '../workspace/index.js';
 
 const GENERATOR_GROUP = 'source.extensions.fluxcd.io';
@@ -68,13 +70,13 @@ export interface ArtifactPlan {
 /**
  * The plan of ExternalArtifact `namespace/name` among `generators` (the ArtifactGenerators
  * of that namespace); undefined when none generates it; a reason when its generator is one
- * fluxlens cannot read.
+ * fluxlens cannot read; the generator whose `pathPattern` may name it, which is not expanded.
  */
 export function artifactPlan(
   generators: readonly Manifest[],
   namespace: string,
   name: string,
-): ArtifactPlan | { invalid: string } | undefined {
+): ArtifactPlan | { invalid: string } | { pathPattern: string } | undefined {
   for (const manifest of generators) {
     const meta = objectMeta(manifest);
     if ((meta.namespace ?? namespace) !== namespace) continue;
@@ -91,7 +93,9 @@ export function artifactPlan(
     );
     return { generator, sources, copy: artifact?.copy ?? [] };
   }
-  return undefined;
+  // Artifacts named from the folders a pattern finds: any name may be one of them.
+  const discovering = generators.find((g) => isRecord(g['spec']) && g['spec']['pathPattern']);
+  return discovering && { pathPattern: `${namespace}/${objectMeta(discovering).name}` };
 }
 
 /** `from: "@alias/pattern"`: the alias, and the pattern inside that source. */
@@ -114,7 +118,8 @@ export async function buildArtifact(
   let written = 0;
   for (const copy of plan.copy) {
     const strategy = copy.strategy ?? 'Overwrite';
-    if (strategy !== 'Overwrite') return { unsupported: `copy strategy ${strategy}` };
+    if (strategy !== 'Overwrite' && strategy !== 'Merge')
+      return { unsupported: `copy strategy ${strategy}` };
     const from = copySource(copy);
     const root = from && roots.get(from.alias);
     if (!from || root === undefined) return { error: `copy from '${copy.from}' names no source` };
@@ -128,23 +133,30 @@ export async function buildArtifact(
       if ('unsupported' in glob) return glob;
       excludes.push(glob);
     }
-    const files = await matchingFiles(root, pattern, excludes);
+    const folder = !pattern.glob && (await isFolder(join(root, pattern.path)));
+    const selected = folder ? { ...pattern, base: pattern.path, glob: true, folder } : pattern;
+    const files = await matchingFiles(root, selected, excludes);
     if (files.length === 0) return { error: `copy from '${copy.from}' matches no file` };
     const to = copy.to.slice('@artifact/'.length);
     for (const file of files) {
-      const target = targetPath(file, pattern.base, pattern.glob, to);
+      const target = targetPath(file, selected, to);
       if (target === undefined) return { error: `copy to '${copy.to}' leaves the artifact` };
       if (++written > MAX_ARTIFACT_FILES)
         return { unsupported: `more than ${MAX_ARTIFACT_FILES} files` };
-      await place(join(root, file), join(dest, target));
+      const placed = await place(join(root, file), join(dest, target), strategy);
+      if (placed !== undefined) return { unsupported: placed };
     }
   }
   return { ok: true };
 }
 
 interface Glob {
+  /** The pattern as a path in the source, without a leading `./` or `/`. */
+  path: string;
   /** The folder before the first segment with a wildcard ('' for the root). */
   base: string;
+  /** A folder named without a wildcard: copied whole, as `cp -r` copies one. */
+  folder?: boolean;
   /** Whether the pattern has a wildcard: a file then keeps its path below `base`. */
   glob: boolean;
   regex: RegExp;
@@ -155,7 +167,7 @@ interface Glob {
  * character classes are left to source-watcher.
  */
 function globPattern(pattern: string): Glob | { unsupported: string } {
-  const clean = pattern.replace(/^\.?\/+/, '');
+  const clean = pattern.replace(/^\.?\/+/, '').replace(/\/+$/, '');
   if (/[[\]{}]/.test(clean)) return { unsupported: `pattern '${pattern}'` };
   const segments = clean.split('/');
   const first = segments.findIndex((s) => /[*?]/.test(s));
@@ -172,30 +184,51 @@ function globPattern(pattern: string): Glob | { unsupported: string } {
     else if (c === '?') source += '[^/]';
     else source += c.replace(/[.+^$()|\\]/g, '\\$&');
   }
-  return { base, glob, regex: new RegExp(`^${source}$`) };
-}
-
-async function matchingFiles(root: string, pattern: Glob, excludes: Glob[]): Promise<string[]> {
-  const entries = await walkTree(root);
-  return entries
-    .filter((e) => e.kind === 'file' && !e.path.split('/').includes('.git'))
-    .map((e) => e.path)
-    .filter((path) => pattern.regex.test(path))
-    .filter(
-      (path) => !excludes.some((x) => x.regex.test(path) || x.regex.test(posix.basename(path))),
-    )
-    .sort();
+  return { path: clean, base, glob, regex: new RegExp(`^${source}$`) };
 }
 
 /**
- * Where a matched file lands: below a folder `to` (ending in `/`) by its path under the
- * pattern's base for a wildcard pattern, by its name for a single file; at `to` itself when
- * a single file is copied to a file name.
+ * The source's files `pattern` selects (a folder: every file under it) but for those an
+ * exclude pattern matches: by the path in the source or below the pattern's base, and by
+ * file name for a pattern without a `/`.
  */
-function targetPath(file: string, base: string, glob: boolean, to: string): string | undefined {
+async function matchingFiles(root: string, pattern: Glob, excludes: Glob[]): Promise<string[]> {
+  const entries = await walkTree(root);
+  const selected = (path: string) =>
+    pattern.folder ? path.startsWith(`${pattern.path}/`) : pattern.regex.test(path);
+  const excluded = (path: string) => {
+    const below = pattern.base === '' ? path : path.slice(pattern.base.length + 1);
+    return excludes.some(
+      (x) =>
+        x.regex.test(path) ||
+        x.regex.test(below) ||
+        (!x.path.includes('/') && x.regex.test(posix.basename(path))),
+    );
+  };
+  return entries
+    .filter((e) => e.kind === 'file' && !e.path.split('/').includes('.git'))
+    .map((e) => e.path)
+    .filter((path) => selected(path) && !excluded(path))
+    .sort();
+}
+
+async function isFolder(path: string): Promise<boolean> {
+  return (await stat(path).catch(() => undefined))?.isDirectory() ?? false;
+}
+
+/**
+ * Where a matched file lands, as `cp` puts it: by its path under the pattern's base for a
+ * wildcard pattern, below the folder's own name for a folder copied into a folder (`to`
+ * ending in `/`), by its name for a single file copied into a folder, at `to` itself when a
+ * single file is copied to a file name.
+ */
+function targetPath(file: string, pattern: Glob, to: string): string | undefined {
+  const { base, glob, folder } = pattern;
+  const intoFolder = to.endsWith('/') || to === '';
   const below = base === '' ? file : file.slice(base.length + 1);
-  const target =
-    !glob && !to.endsWith('/') && to !== ''
+  const target = folder
+    ? posix.join(to, intoFolder ? posix.basename(base) : '', below)
+    : !glob && !intoFolder
       ? to
       : posix.join(to, glob ? below : posix.basename(file));
   const normal = posix.normalize(target);
@@ -204,8 +237,50 @@ function targetPath(file: string, base: string, glob: boolean, to: string): stri
     : normal;
 }
 
-/** Writes `from` at `to`, over whatever an earlier copy put there. */
-async function place(from: string, to: string): Promise<void> {
+/**
+ * Writes `from` at `to`: over whatever an earlier copy put there, or with Merge, a YAML
+ * map merged into the one there as helm merges values files (maps key by key, anything
+ * else replaced). What Merge cannot read as one YAML map each is returned, not guessed.
+ */
+async function place(
+  from: string,
+  to: string,
+  strategy: 'Overwrite' | 'Merge',
+): Promise<string | undefined> {
   await mkdir(dirname(to), { recursive: true });
-  await writeFile(to, await readFile(from));
+  const content = await readFile(from);
+  const existing =
+    strategy === 'Merge' ? await readFile(to, 'utf8').catch(() => undefined) : undefined;
+  if (existing === undefined) {
+    await writeFile(to, content);
+    return undefined;
+  }
+  const [base, over] = [oneMap(existing), oneMap(content.toString('utf8'))];
+  if (base === undefined || over === undefined)
+    return 'copy strategy Merge on a file that is not one YAML map';
+  await writeFile(to, stringify(mergeMaps(base, over), { sortMapEntries: true }));
+  return undefined;
+}
+
+function oneMap(text: string): Record<string, unknown> | undefined {
+  try {
+    const docs = [...parseGoYaml(text, { allDocuments: true })];
+    const [doc] = docs;
+    return docs.length === 1 && isRecord(doc) ? doc : undefined;
+  } catch (err) {
+    if (err instanceof GoYamlError) return undefined;
+    throw err;
+  }
+}
+
+function mergeMaps(
+  base: Record<string, unknown>,
+  over: Record<string, unknown>,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(over)) {
+    const current = out[key];
+    out[key] = isRecord(current) && isRecord(value) ? mergeMaps(current, value) : value;
+  }
+  return out;
 }

@@ -113,6 +113,10 @@ export class Sources {
       return { kind: 'skipped', id, reason };
     }
     if ('invalid' in plan) return { kind: 'failed', id, error: plan.invalid };
+    if ('pathPattern' in plan) {
+      const reason = `ExternalArtifact ${ref.namespace}/${ref.name} from ArtifactGenerator ${plan.pathPattern} uses pathPattern, which fluxlens does not build`;
+      return { kind: 'skipped', id, reason };
+    }
     const from = `ExternalArtifact ${ref.namespace}/${ref.name} from ArtifactGenerator ${plan.generator}`;
     // An artifact generated from another artifact: bounded, as a generator may name its own.
     if (depth > MAX_ARTIFACT_DEPTH)
