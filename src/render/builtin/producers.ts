@@ -7,21 +7,20 @@ import { posix } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { buildProducer, type ProducerBuildDeps } from './build-producer.js';
 import { dropProducer, objectIndexKey } from './drop-producer.js';
+import { inputsReady } from './inputs-ready.js';
 import { instanceSyncsOf, unrenderedInstanceNote } from './instance-syncs.js';
 import {
   type Discovery,
   dependsOnCycles,
-  FluxKustomization,
   type FoundObject,
   isFluxKustomization,
   isHelmRelease,
   normalizeFluxPath,
   refOf,
   appliedTwiceErrors,
-  generatesArtifact,
   isResourceSet,
+  resourceSetFacts,
 } from '../flux/index.js';
-import { HelmRelease } from '../helm/index.js';
 import {
   type Manifest,
   type Producer,
@@ -81,18 +80,6 @@ function chartName(spec: Record<string, unknown>): string {
   const chartRef = (spec['chartRef'] ?? {}) as { kind?: unknown; name?: unknown };
   if (typeof chart.spec?.chart === 'string') return normalizeFluxPath(chart.spec.chart);
   return typeof chartRef.name === 'string' ? `${String(chartRef.kind)}/${chartRef.name}` : '';
-}
-
-/**
- * flux-operator reconciles a ResourceSet unless annotated `reconcile: disabled`, and
- * garbage-collects what it stops applying unless annotated `prune: disabled`.
- */
-function resourceSetFacts(manifest: Manifest): { suspend: boolean; prune: boolean } {
-  const { annotations } = objectMeta(manifest);
-  return {
-    suspend: annotations['fluxcd.controlplane.io/reconcile'] === 'disabled',
-    prune: annotations['fluxcd.controlplane.io/prune'] !== 'disabled',
-  };
 }
 
 function sourceKey(manifest: Manifest): string {
@@ -183,7 +170,7 @@ export class Producers {
     const pending = [...this.#entries.values()].filter((e) => e.status === 'pending');
     if (pending.length === 0) return [];
     const orphans = pending.filter((e) => !this.mayHaveParent(e, pending));
-    const ready = orphans.filter((e) => this.inputsReady(e));
+    const ready = orphans.filter((e) => inputsReady(e.ref, e.manifest, this));
     if (ready.length > 0) return ready;
     return orphans.length > 0 ? orphans : pending;
   }
@@ -195,43 +182,6 @@ export class Producers {
     return pending.some(
       (p) => p !== entry && (p.path === '.' || dir === p.path || dir.startsWith(`${p.path}/`)),
     );
-  }
-
-  /**
-   * The ConfigMaps and Secrets a producer reads (substituteFrom, valuesFrom) exist already,
-   * and so does the ArtifactGenerator of the ExternalArtifact a Kustomization reads.
-   */
-  private inputsReady(entry: Entry): boolean {
-    if (!this.artifactReady(entry)) return false;
-    if (entry.ref.kind === 'ResourceSet') return this.providersReady(entry);
-    const refs =
-      entry.ref.kind === 'HelmRelease'
-        ? (HelmRelease.safeParse(entry.manifest).data?.spec.valuesFrom ?? [])
-        : (FluxKustomization.safeParse(entry.manifest).data?.spec.postBuild?.substituteFrom ?? []);
-    return refs.every((r) => this.clusterObject(r.kind, entry.ref.namespace, r.name) !== undefined);
-  }
-
-  /** The ResourceSetInputProviders a ResourceSet names exist already. */
-  private providersReady(entry: Entry): boolean {
-    const spec = (entry.manifest['spec'] ?? {}) as Record<string, unknown>;
-    const from = Array.isArray(spec['inputsFrom']) ? (spec['inputsFrom'] as unknown[]) : [];
-    return from.every((ref) => {
-      const name = (ref as Record<string, unknown> | null)?.['name'];
-      const ns = entry.ref.namespace;
-      return (
-        typeof name !== 'string' ||
-        this.clusterObject('ResourceSetInputProvider', ns, name) !== undefined
-      );
-    });
-  }
-
-  private artifactReady(entry: Entry): boolean {
-    if (entry.ref.kind !== 'Kustomization') return true;
-    const ref = FluxKustomization.safeParse(entry.manifest).data?.spec.sourceRef;
-    if (ref?.kind !== 'ExternalArtifact') return true;
-    const namespace = ref.namespace ?? entry.ref.namespace;
-    const generators = this.objectsOfKind('ArtifactGenerator', namespace);
-    return generators.some((g) => generatesArtifact(g, ref.name));
   }
 
   clusterObject(kind: string, namespace: string, name: string): Manifest | undefined {

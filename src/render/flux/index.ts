@@ -7,7 +7,7 @@ export { appliedTwiceErrors } from './applied-twice.js';
 export { dependsOnCycles } from './depends-on-cycles.js';
 export { discover } from './discover.js';
 export { generatesArtifact } from './external-artifact.js';
-export { expandResourceSet, isResourceSet } from './resource-set.js';
+export { expandResourceSet, isResourceSet, resourceSetFacts } from './resource-set.js';
 export {
   type InstanceSync,
   instanceSync,

@@ -288,3 +288,15 @@ function withCommonMetadata(
   };
   return { ...manifest, metadata: { ...metadata, ...merge('labels'), ...merge('annotations') } };
 }
+
+/**
+ * flux-operator reconciles a ResourceSet unless annotated `reconcile: disabled`, and
+ * garbage-collects what it stops applying unless annotated `prune: disabled`.
+ */
+export function resourceSetFacts(manifest: Manifest): { suspend: boolean; prune: boolean } {
+  const { annotations } = objectMeta(manifest);
+  return {
+    suspend: annotations['fluxcd.controlplane.io/reconcile'] === 'disabled',
+    prune: annotations['fluxcd.controlplane.io/prune'] !== 'disabled',
+  };
+}
