@@ -7,7 +7,13 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { objectMeta, type RenderedCluster } from '../../src/model/render.js';
 import { builtinEngine } from '../support/render.js';
-import { makeRepo, type RepoFiles, type TestRepo, yamlStream as yaml } from '../support/repo.js';
+import {
+  bootstrap,
+  makeRepo,
+  type RepoFiles,
+  type TestRepo,
+  yamlStream as yaml,
+} from '../support/repo.js';
 
 const repos: TestRepo[] = [];
 afterAll(() => repos.forEach((r) => r.remove()));
@@ -154,5 +160,26 @@ describe('a FluxInstance rendered by a flux-instance chart', () => {
       /; the FluxInstance this chart renders is missing with it, so nothing rendered applies 'clusters\/prod' as flux-operator would: objects only that sync applies are not assessed$/,
     );
     expect(cluster.producers.some((p) => p.name === 'flux-system')).toBe(false);
+  });
+
+  it('adds nothing to the error when another Kustomization applies that folder', async () => {
+    const cluster = await render({
+      ...ENTRY,
+      'clusters/prod/flux-system/gotk-sync.yaml': bootstrap('./clusters/prod'),
+      'clusters/prod/flux/repository.yaml': yaml({
+        apiVersion: 'source.toolkit.fluxcd.io/v1',
+        kind: 'HelmRepository',
+        metadata: { name: 'controlplane', namespace: 'flux-system' },
+        spec: { interval: '1h', url: 'http://127.0.0.1:9/charts' },
+      }),
+      'clusters/prod/flux/flux-instance.yaml': release({
+        chart: 'flux-instance',
+        version: '0.30.0',
+        sourceRef: { kind: 'HelmRepository', name: 'controlplane' },
+      }),
+    });
+    const error = cluster.errors.find((e) => e.producer.name === 'flux-instance');
+    expect(error).toMatchObject({ code: 'chart-unavailable' });
+    expect(error?.message).not.toMatch(/FluxInstance/);
   });
 });

@@ -25,14 +25,17 @@ export function instanceSyncsOf(
 
 /**
  * What a flux-instance release that could not render leaves out, for its error: the
- * FluxInstance, and so the Kustomization the operator would sync the cluster's folder with.
+ * FluxInstance, and so the Kustomization the operator would sync the cluster's folder with;
+ * nothing when another Kustomization of the render applies that folder (`applied`).
  */
 export function unrenderedInstanceNote(
   release: Manifest,
   lookup: (kind: string, namespace: string, name: string) => Manifest | undefined,
+  applied: (path: string) => boolean,
 ): string | undefined {
   if (!installsFluxInstance(release, lookup)) return undefined;
   const path = releaseSyncPath(release);
+  if (path !== undefined && applied(path)) return undefined;
   const folder = path === undefined ? 'the folder it syncs' : `'${path}'`;
   return (
     `the FluxInstance this chart renders is missing with it, so nothing rendered applies ` +

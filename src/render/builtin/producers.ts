@@ -198,6 +198,13 @@ export class Producers {
     return [...found.values()];
   }
 
+  /** Whether a Kustomization of the render applies the folder `path` of a source. */
+  private applies(path: string): boolean {
+    return [...this.#entries.values()].some(
+      (e) => e.ref.kind === 'Kustomization' && e.path === path,
+    );
+  }
+
   /** A source of the cluster: rendered, written in a file, or created for a FluxInstance. */
   source(kind: string, namespace: string, name: string): Manifest | undefined {
     const key = `${kind}/${namespace}/${name}`;
@@ -250,7 +257,11 @@ export class Producers {
       const { error, file, code, offline } = outcome;
       const note =
         entry.ref.kind === 'HelmRelease' && code === 'chart-unavailable'
-          ? unrenderedInstanceNote(entry.manifest, (k, ns, n) => this.source(k, ns, n))
+          ? unrenderedInstanceNote(
+              entry.manifest,
+              (k, ns, n) => this.source(k, ns, n),
+              (path) => this.applies(path),
+            )
           : undefined;
       entry.error = {
         message: note === undefined ? error : `${error}; ${note}`,
