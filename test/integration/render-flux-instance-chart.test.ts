@@ -125,6 +125,37 @@ describe('a FluxInstance rendered by a flux-instance chart', () => {
     expect(apps?.definedIn).toEqual({ parent: bySync });
   });
 
+  it('applies the entry as well for a FluxInstance a Kustomization renders from outside it', async () => {
+    const cluster = await render({
+      ...ENTRY,
+      'clusters/prod/flux.yaml': yaml({
+        apiVersion: 'kustomize.toolkit.fluxcd.io/v1',
+        kind: 'Kustomization',
+        metadata: { name: 'flux', namespace: 'flux-system' },
+        spec: {
+          interval: '1h',
+          path: './infrastructure/flux',
+          prune: true,
+          sourceRef: { kind: 'GitRepository', name: 'flux-system' },
+        },
+      }),
+      'infrastructure/flux/instance.yaml': yaml({
+        apiVersion: 'fluxcd.controlplane.io/v1',
+        kind: 'FluxInstance',
+        metadata: { name: 'flux', namespace: 'flux-system' },
+        spec: { distribution: { version: '2.x' }, sync: SYNC },
+      }),
+    });
+    expect(cluster.errors).toEqual([]);
+    expect(cluster.producers.find((p) => p.name === 'flux-system')?.definedIn).toEqual({
+      file: 'infrastructure/flux/instance.yaml',
+      line: 1,
+    });
+    const bySync = { kind: 'Kustomization', namespace: 'flux-system', name: 'flux-system' };
+    expect(producerOf(cluster, 'ConfigMap', 'cluster-settings')).toEqual(bySync);
+    expect(producerOf(cluster, 'FluxInstance', 'flux')).toEqual({ ...bySync, name: 'flux' });
+  });
+
   it('syncs nothing of the review when the instance syncs another cluster', async () => {
     const files = {
       ...CHART,
