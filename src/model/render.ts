@@ -6,7 +6,18 @@ import { asRecord } from './records.js';
 
 export type Manifest = Record<string, unknown>;
 
-export type ProducerKind = 'Kustomization' | 'HelmRelease';
+/**
+ * What applies objects: Flux's Kustomizations and HelmReleases, and flux-operator's
+ * ResourceSets, whose objects are expanded from their templates.
+ */
+export type ProducerKind = 'Kustomization' | 'HelmRelease' | 'ResourceSet';
+
+/** The API group of each kind of producer. */
+export const PRODUCER_GROUPS: Readonly<Record<ProducerKind, string>> = {
+  Kustomization: 'kustomize.toolkit.fluxcd.io',
+  HelmRelease: 'helm.toolkit.fluxcd.io',
+  ResourceSet: 'fluxcd.controlplane.io',
+};
 
 export interface ProducerRef {
   kind: ProducerKind;
@@ -159,6 +170,11 @@ export interface IgnoreRule {
 
 export function producerKey(ref: ProducerRef): string {
   return `${ref.kind}/${ref.namespace}/${ref.name}`;
+}
+
+/** The objectId of the producer's own object, as its parent renders it. */
+export function producerObjectId(ref: ProducerRef): string {
+  return `${PRODUCER_GROUPS[ref.kind]}/${ref.kind}/${ref.namespace}/${ref.name}`;
 }
 
 export function toRef(ref: ProducerRef): ProducerRef {

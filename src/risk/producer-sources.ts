@@ -11,14 +11,11 @@ import {
   type RenderedCluster,
   asRecord,
   objectId,
+  producerObjectId,
   stringOf,
 } from '../model/index.js';
 
 const SOURCE_GROUP = 'source.toolkit.fluxcd.io';
-const PRODUCER_GROUPS: Record<ProducerRef['kind'], string> = {
-  Kustomization: 'kustomize.toolkit.fluxcd.io',
-  HelmRelease: 'helm.toolkit.fluxcd.io',
-};
 
 /** The ids (objectId form) of the objects `cluster` renders, by id. */
 function objectsById(cluster: RenderedCluster): Map<string, Manifest> {
@@ -55,7 +52,7 @@ export function producerSources(
   const sides = [objectsById(head), objectsById(base)];
   const find = (id: string) => sides.map((s) => s.get(id)).find((m) => m !== undefined);
   return (ref) => {
-    const own = find(`${PRODUCER_GROUPS[ref.kind]}/${ref.kind}/${ref.namespace}/${ref.name}`);
+    const own = find(producerObjectId(ref));
     if (!own) return [];
     const ids = directSources(own, ref.namespace);
     for (const id of [...ids]) {

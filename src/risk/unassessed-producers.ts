@@ -19,6 +19,7 @@ import {
   compareStrings,
   isUnavailable,
   producerKey,
+  producerObjectId,
   toRef,
 } from '../model/index.js';
 import { producerSources } from './producer-sources.js';
@@ -28,11 +29,6 @@ export interface UnassessedInput {
   base: RenderedCluster;
   head: RenderedCluster;
 }
-
-const PRODUCER_GROUPS = {
-  Kustomization: 'kustomize.toolkit.fluxcd.io',
-  HelmRelease: 'helm.toolkit.fluxcd.io',
-} as const;
 
 function unavailableBy(cluster: RenderedCluster): Map<string, RenderError[]> {
   const byKey = new Map<string, RenderError[]>();
@@ -55,6 +51,16 @@ function reasonOf(errors: readonly RenderError[]): string {
  * own `skipped` text (in the JSON) has the detail.
  */
 function skipReason(skipped: string): string {
+  // A ResourceSet's reason is already a clause: what it uses that fluxlens cannot have.
+  if (
+    /which fluxlens does not (evaluate|fetch|expand)|is not in the rendered cluster$/.test(skipped)
+  )
+    return skipped;
+  const generated =
+    /^(ExternalArtifact \S+ from ArtifactGenerator \S+)(?: \((sources outside the repository)|.* uses (.*), which)/.exec(
+      skipped,
+    );
+  if (generated) return `${generated[1]} (${generated[2] ?? `uses ${generated[3] ?? ''}`})`;
   if (/not mapped|without a mapping/.test(skipped)) return 'source not mapped (--source)';
   if (/was not found/.test(skipped)) return 'source not found';
   if (/flux-local/.test(skipped)) return 'not rendered by flux-local';
@@ -105,8 +111,7 @@ export function unassessedProducers(input: UnassessedInput): UnassessedProducer[
     failing(head),
   ];
   const changedObjects = new Set(diff.changes.map((c) => c.id));
-  const ownObjectChanged = (ref: ProducerRef) =>
-    changedObjects.has(`${PRODUCER_GROUPS[ref.kind]}/${ref.kind}/${ref.namespace}/${ref.name}`);
+  const ownObjectChanged = (ref: ProducerRef) => changedObjects.has(producerObjectId(ref));
   const sourcesOf = producerSources(base, head);
   const readsChanged = inputsChanged(base, head);
   const changedByPr = (key: string, ref: ProducerRef) =>

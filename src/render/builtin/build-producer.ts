@@ -12,6 +12,7 @@ import {
   SOURCE_KINDS,
   type Sources,
   describeSchemaError,
+  expandResourceSet,
   resolveInside,
 } from '../flux/index.js';
 import type {
@@ -24,6 +25,8 @@ import type {
 
 export interface ProducerBuildDeps {
   sources: Sources;
+  /** The objects of a kind in a namespace of the cluster rendered so far. */
+  objectsOfKind: (kind: string, namespace: string) => Manifest[];
   kustomize: BuildContext;
   helm: HelmBuildContext;
 }
@@ -65,7 +68,27 @@ export async function buildProducer(
     const built = assumed ? { objects, source: chart, assumed } : { objects, source: chart };
     return withInputKey(built, inputKey);
   }
+  if (target.ref.kind === 'ResourceSet') return buildResourceSet(target, deps);
   return buildFluxKustomization(target, deps);
+}
+
+/**
+ * A ResourceSet's objects, expanded from its templates; text a parent substituted from a
+ * Secret into the set stays hidden in every object it expands to.
+ */
+function buildResourceSet(target: BuildTarget, deps: ProducerBuildDeps): BuildResult {
+  const expanded = expandResourceSet(target.manifest, target.ref.namespace, (ns) =>
+    deps.objectsOfKind('ResourceSetInputProvider', ns),
+  );
+  if ('notAssessed' in expanded) return { skipped: expanded.notAssessed, source: '' };
+  if ('error' in expanded) return withFile(target, expanded.error, '');
+  const secret = target.secret && { texts: target.secret.texts, fields: [] };
+  const objects = expanded.objects.map((manifest) => ({
+    producer: target.ref,
+    manifest,
+    ...(secret ? { secret } : {}),
+  }));
+  return { objects, source: '' };
 }
 
 function withFile(
@@ -96,6 +119,7 @@ async function buildFluxKustomization(
     namespace: sourceRef.namespace ?? target.ref.namespace,
   });
   if (resolved.kind === 'skipped') return { skipped: resolved.reason, source: resolved.id };
+  if (resolved.kind === 'failed') return withFile(target, resolved.error, resolved.id);
   const inside = await resolveInside(resolved.root, target.path);
   if ('error' in inside) return withFile(target, inside.error, resolved.id);
   const outcome = await buildKustomization(deps.kustomize, {

@@ -156,7 +156,16 @@ export class BuiltinEngine implements RenderEngine {
     const { workspace, repoRoot, lacking } = where;
     const { lookup, secretKeys } = objects;
     const { repoUrl, sources: mappings } = request;
-    const sources = new Sources(workspace, repoRoot, repoUrl, mappings, lookup, where.walk);
+    const generators = (ns: string) => objects.objectsOfKind('ArtifactGenerator', ns);
+    const sources = new Sources(
+      workspace,
+      repoRoot,
+      repoUrl,
+      mappings,
+      lookup,
+      where.walk,
+      generators,
+    );
     let builds = 0;
     const keying = await where.reuse.keying();
     const common = {
@@ -174,6 +183,7 @@ export class BuiltinEngine implements RenderEngine {
     };
     return {
       sources,
+      objectsOfKind: objects.objectsOfKind,
       kustomize: common,
       helm: {
         ...common,
@@ -247,6 +257,8 @@ interface Revision {
 interface ClusterObjects {
   /** Objects of the cluster rendered so far, then the ones written under the entry. */
   lookup: (kind: string, namespace: string, name: string) => Manifest | undefined;
+  /** The objects of a kind in a namespace (ArtifactGenerators, ResourceSetInputProviders). */
+  objectsOfKind: (kind: string, namespace: string) => Manifest[];
   /** The keys of a ConfigMap or Secret whose values derive from a Secret. */
   secretKeys: (kind: 'ConfigMap' | 'Secret', namespace: string, name: string) => Set<string>;
 }
@@ -262,7 +274,8 @@ function clusterObjects(found: Discovery, producers: Producers): ClusterObjects 
   found.configData.forEach((s) => remember(s.manifest));
   return {
     lookup: (kind, ns, name) =>
-      producers.clusterObject(kind, ns, name) ?? sourceObjects.get(`${kind}/${ns}/${name}`),
+      producers.source(kind, ns, name) ?? sourceObjects.get(`${kind}/${ns}/${name}`),
+    objectsOfKind: (kind, ns) => producers.objectsOfKind(kind, ns),
     secretKeys: (kind, ns, name) => {
       const rendered = producers.clusterRendered(kind, ns, name);
       if (rendered) return secretKeysOf(rendered.manifest, rendered.secret);

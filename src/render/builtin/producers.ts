@@ -7,18 +7,20 @@ import { posix } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { buildProducer, type ProducerBuildDeps } from './build-producer.js';
 import { dropProducer, objectIndexKey } from './drop-producer.js';
+import { inputsReady } from './inputs-ready.js';
+import { instanceSyncsOf, unrenderedInstanceNote } from './instance-syncs.js';
 import {
   type Discovery,
   dependsOnCycles,
-  FluxKustomization,
   type FoundObject,
   isFluxKustomization,
   isHelmRelease,
   normalizeFluxPath,
   refOf,
   appliedTwiceErrors,
+  isResourceSet,
+  resourceSetFacts,
 } from '../flux/index.js';
-import { HelmRelease } from '../helm/index.js';
 import {
   type Manifest,
   type Producer,
@@ -65,9 +67,11 @@ const DEFAULT_NAMESPACE = 'default';
  */
 export const MAX_PRODUCER_OBJECTS = 10_000;
 
-/** Objects that Flux controllers act on once applied, and so become producers. */
+/** Objects that Flux controllers (and flux-operator) act on once applied, and so become producers. */
 function producesObjects(manifest: Manifest, helm: boolean): boolean {
-  return isFluxKustomization(manifest) || (helm && isHelmRelease(manifest));
+  return (
+    isFluxKustomization(manifest) || isResourceSet(manifest) || (helm && isHelmRelease(manifest))
+  );
 }
 
 /** A HelmRelease's "path": the chart it installs, a chart path normalised like spec.path. */
@@ -78,8 +82,13 @@ function chartName(spec: Record<string, unknown>): string {
   return typeof chartRef.name === 'string' ? `${String(chartRef.kind)}/${chartRef.name}` : '';
 }
 
+function sourceKey(manifest: Manifest): string {
+  const meta = objectMeta(manifest);
+  return `${meta.kind}/${meta.namespace ?? ''}/${meta.name}`;
+}
+
 function keyName(key: string): string {
-  return key.replace(/^(Kustomization|HelmRelease)\//, '');
+  return key.replace(/^(Kustomization|HelmRelease|ResourceSet)\//, '');
 }
 
 /** Whether two definitions say the same: their specs, key order aside. */
@@ -91,11 +100,18 @@ export class Producers {
   readonly #entries = new Map<string, Entry>();
   readonly #errors: RenderError[] = [];
   readonly #objectIndex = new Map<string, RenderedObject>();
+  /** Sources written in files, then the ones flux-operator creates for a rendered FluxInstance. */
+  readonly #sources = new Map<string, Manifest>();
+  /** Kustomizations flux-operator creates for a rendered FluxInstance (adoptInstanceSyncs). */
+  readonly #instanceSyncs = new Set<string>();
+  readonly #entry: string;
 
   constructor(
     found: Discovery,
     private readonly helm: boolean,
   ) {
+    this.#entry = found.entry;
+    for (const { manifest } of found.sources) this.#sources.set(sourceKey(manifest), manifest);
     const defined = helm ? [...found.kustomizations, ...found.helmReleases] : found.kustomizations;
     const byFile = [...defined].sort((a, b) =>
       a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line,
@@ -138,10 +154,13 @@ export class Producers {
       status: 'pending',
       stale: false,
       objects: [],
+      // A ResourceSet reads no folder: no path, so it is no parent of any file.
       path:
         ref.kind === 'HelmRelease'
           ? chartName(spec)
-          : normalizeFluxPath(typeof spec['path'] === 'string' ? spec['path'] : undefined),
+          : ref.kind === 'ResourceSet'
+            ? ''
+            : normalizeFluxPath(typeof spec['path'] === 'string' ? spec['path'] : undefined),
       source: '',
     };
   }
@@ -151,31 +170,45 @@ export class Producers {
     const pending = [...this.#entries.values()].filter((e) => e.status === 'pending');
     if (pending.length === 0) return [];
     const orphans = pending.filter((e) => !this.mayHaveParent(e, pending));
-    const ready = orphans.filter((e) => this.inputsReady(e));
+    const ready = orphans.filter((e) => inputsReady(e.ref, e.manifest, this));
     if (ready.length > 0) return ready;
     return orphans.length > 0 ? orphans : pending;
   }
 
   /** A file-defined Kustomization waits while a pending one's path covers its file. */
   private mayHaveParent(entry: Entry, pending: readonly Entry[]): boolean {
-    if (!('file' in entry.origin)) return false;
+    if (!('file' in entry.origin) || this.#instanceSyncs.has(entry.key)) return false;
     const dir = posix.dirname(entry.origin.file);
     return pending.some(
       (p) => p !== entry && (p.path === '.' || dir === p.path || dir.startsWith(`${p.path}/`)),
     );
   }
 
-  /** The ConfigMaps and Secrets a producer reads (substituteFrom, valuesFrom) exist already. */
-  private inputsReady(entry: Entry): boolean {
-    const refs =
-      entry.ref.kind === 'HelmRelease'
-        ? (HelmRelease.safeParse(entry.manifest).data?.spec.valuesFrom ?? [])
-        : (FluxKustomization.safeParse(entry.manifest).data?.spec.postBuild?.substituteFrom ?? []);
-    return refs.every((r) => this.clusterObject(r.kind, entry.ref.namespace, r.name) !== undefined);
-  }
-
   clusterObject(kind: string, namespace: string, name: string): Manifest | undefined {
     return this.clusterRendered(kind, namespace, name)?.manifest;
+  }
+
+  /** The objects of `kind` in `namespace`: rendered, else written in a file. */
+  objectsOfKind(kind: string, namespace: string): Manifest[] {
+    const prefix = `${kind}/${namespace}/`;
+    const found = new Map<string, Manifest>();
+    for (const [key, m] of this.#sources) if (key.startsWith(prefix)) found.set(key, m);
+    for (const [key, o] of this.#objectIndex)
+      if (key.startsWith(prefix)) found.set(key, o.manifest);
+    return [...found.values()];
+  }
+
+  /** Whether a Kustomization of the render applies the folder `path` of a source. */
+  private applies(path: string): boolean {
+    return [...this.#entries.values()].some(
+      (e) => e.ref.kind === 'Kustomization' && e.path === path,
+    );
+  }
+
+  /** A source of the cluster: rendered, written in a file, or created for a FluxInstance. */
+  source(kind: string, namespace: string, name: string): Manifest | undefined {
+    const key = `${kind}/${namespace}/${name}`;
+    return this.clusterObject(kind, namespace, name) ?? this.#sources.get(key);
   }
 
   /** The rendered object, with what in it derives from a Secret. */
@@ -221,9 +254,17 @@ export class Producers {
       entry.skipped = outcome.skipped;
     } else if ('error' in outcome) {
       entry.status = 'failed';
-      const { error: message, file, code, offline } = outcome;
+      const { error, file, code, offline } = outcome;
+      const note =
+        entry.ref.kind === 'HelmRelease' && code === 'chart-unavailable'
+          ? unrenderedInstanceNote(
+              entry.manifest,
+              (k, ns, n) => this.source(k, ns, n),
+              (path) => this.applies(path),
+            )
+          : undefined;
       entry.error = {
-        message,
+        message: note === undefined ? error : `${error}; ${note}`,
         ...(file ? { file } : {}),
         ...(code !== undefined ? { code } : {}),
         ...(offline !== undefined ? { offline } : {}),
@@ -243,6 +284,39 @@ export class Producers {
       for (const o of outcome.objects)
         this.#objectIndex.set(objectIndexKey(o, entry.ref.namespace), o);
       this.absorbChildren(entry);
+      this.adoptInstanceSyncs(entry);
+    }
+  }
+
+  /**
+   * The source and Kustomization flux-operator creates for a FluxInstance among `entry`'s
+   * objects, defined as if written where the instance was (its file; a chart's: the
+   * release's, whose values gave the sync),
+   * as withInstanceSyncs defines an instance file's: the Kustomization then applying its
+   * renderer again is bootstrap's self-apply, not a cycle. What exists already stays.
+   */
+  private adoptInstanceSyncs(entry: Entry): void {
+    for (const { sync, object } of instanceSyncsOf(entry.objects, this.#entry)) {
+      const sourceId = sourceKey(sync.source);
+      if (!this.#sources.has(sourceId)) this.#sources.set(sourceId, sync.source);
+      const ref = refOf(sync.kustomization, DEFAULT_NAMESPACE);
+      const key = producerKey(ref);
+      const origin =
+        object.file !== undefined && entry.ref.kind !== 'HelmRelease'
+          ? { file: object.file, line: object.line ?? 1 }
+          : 'file' in entry.origin
+            ? entry.origin
+            : { file: this.definitionFile(entry) ?? '', line: 1 };
+      const existing = this.#entries.get(key);
+      if (existing === undefined) {
+        this.#entries.set(key, this.newEntry(key, ref, sync.kustomization, origin));
+        this.#instanceSyncs.add(key);
+      } else if (isAssumedBootstrap(existing) && existing.path === sync.path) {
+        // The Kustomization assumed by bootstrap's convention (withEntrySync) is this sync:
+        // the instance defines it, so it is no longer an assumption.
+        existing.origin = origin;
+        this.#instanceSyncs.add(key);
+      }
     }
   }
 
@@ -364,14 +438,16 @@ export class Producers {
       ? (spec['dependsOn'] as Record<string, unknown>[])
       : [];
     const parent = 'parent' in e.origin ? this.#entries.get(e.origin.parent) : undefined;
+    const operator = e.ref.kind === 'ResourceSet' ? resourceSetFacts(e.manifest) : undefined;
     const producer: Producer = {
       ...e.ref,
       path: e.path,
       source: e.source,
-      suspend: spec['suspend'] === true,
-      prune: spec['prune'] === true,
+      suspend: operator?.suspend ?? spec['suspend'] === true,
+      prune: operator?.prune ?? spec['prune'] === true,
       dependsOn: dependsOn
-        .filter((d) => typeof d['name'] === 'string')
+        // A ResourceSet may depend on any object; only other ResourceSets are producers.
+        .filter((d) => typeof d['name'] === 'string' && (!operator || d['kind'] === 'ResourceSet'))
         .map((d) => ({
           kind: e.ref.kind,
           namespace: typeof d['namespace'] === 'string' ? d['namespace'] : e.ref.namespace,
@@ -389,4 +465,9 @@ export class Producers {
     if (e.inputKey !== undefined) producer.inputKey = e.inputKey;
     return producer;
   }
+}
+
+/** The Kustomization withEntrySync adds when nothing applies the entry: it has no file. */
+function isAssumedBootstrap(entry: Entry): boolean {
+  return 'file' in entry.origin && entry.origin.file === '';
 }

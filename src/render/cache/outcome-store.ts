@@ -13,7 +13,7 @@ import type { MemoOutcome } from './render-memo.js';
 const VERSION = 1;
 
 export const Ref = z.object({
-  kind: z.enum(['Kustomization', 'HelmRelease']),
+  kind: z.enum(['Kustomization', 'HelmRelease', 'ResourceSet']),
   namespace: z.string(),
   name: z.string(),
 });

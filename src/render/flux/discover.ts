@@ -8,6 +8,7 @@
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { isArtifactGenerator } from './external-artifact.js';
 import { isFluxInstance } from './flux-instance.js';
 import { KustomizationReferences } from './kustomization-references.js';
 import { type Discovery, isFluxKustomization, isFluxSource, isHelmRelease } from './objects.js';
@@ -68,7 +69,7 @@ async function readObjects(
     const item = { manifest, file, line };
     if (isFluxKustomization(manifest)) found.kustomizations.push(item);
     else if (isHelmRelease(manifest)) found.helmReleases.push(item);
-    else if (isFluxSource(manifest)) found.sources.push(item);
+    else if (isFluxSource(manifest) || isArtifactGenerator(manifest)) found.sources.push(item);
     else if (isFluxInstance(manifest)) found.instances.push(item);
     else if (
       manifest['apiVersion'] === 'v1' &&

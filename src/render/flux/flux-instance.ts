@@ -5,7 +5,7 @@
  * here, the way the operator writes them.
  */
 import { z } from 'zod';
-import { apiGroup, objectMeta, type Manifest } from '../../model/index.js';
+import { apiGroup, asRecord, objectMeta, type Manifest } from '../../model/index.js';
 import type { Discovery } from './objects.js';
 import { KUSTOMIZE_GROUP, SOURCE_GROUP } from './objects.js';
 import { normalizeFluxPath } from './sources.js';
@@ -110,8 +110,8 @@ export function withInstanceSyncs(found: Discovery): Discovery {
   const kustomizations = [...found.kustomizations];
   const sources = [...found.sources];
   for (const { manifest, file, line } of found.instances) {
-    const sync = instanceSync(manifest);
-    if (sync === undefined || !inTree(found.entry, sync.path)) continue;
+    const sync = reviewedInstanceSync(manifest, found.entry);
+    if (sync === undefined) continue;
     for (const [list, object] of [
       [kustomizations, sync.kustomization],
       [sources, sync.source],
@@ -124,6 +124,45 @@ export function withInstanceSyncs(found: Discovery): Discovery {
   }
   return { ...found, kustomizations, sources };
 }
+
+/**
+ * instanceSync when the sync path lies in the reviewed tree (the entry or a folder under
+ * it): a FluxInstance that syncs another cluster's folder applies nothing of this review.
+ */
+export function reviewedInstanceSync(manifest: Manifest, entry: string): InstanceSync | undefined {
+  const sync = instanceSync(manifest);
+  return sync !== undefined && inTree(entry, sync.path) ? sync : undefined;
+}
+
+/**
+ * Whether a HelmRelease installs flux-operator's flux-instance chart: by chart name, or a
+ * chartRef to an OCIRepository whose URL ends in `/flux-instance` (`source` looks it up).
+ * When its chart cannot be rendered, the FluxInstance it would render is missing too.
+ */
+export function installsFluxInstance(
+  release: Manifest,
+  source: (kind: string, namespace: string, name: string) => Manifest | undefined,
+): boolean {
+  const spec = asRecord(release['spec']);
+  if (asRecord(asRecord(spec['chart'])['spec'])['chart'] === FLUX_INSTANCE_CHART) return true;
+  const ref = asRecord(spec['chartRef']);
+  if (ref['kind'] !== 'OCIRepository' || typeof ref['name'] !== 'string') return false;
+  const namespace =
+    typeof ref['namespace'] === 'string'
+      ? ref['namespace']
+      : (objectMeta(release).namespace ?? 'default');
+  const url = asRecord(source('OCIRepository', namespace, ref['name'])?.['spec'])['url'];
+  return typeof url === 'string' && url.replace(/\/+$/, '').endsWith(`/${FLUX_INSTANCE_CHART}`);
+}
+
+/** The sync path a flux-instance release's inline values give (`instance.sync.path`). */
+export function releaseSyncPath(release: Manifest): string | undefined {
+  const values = asRecord(asRecord(release['spec'])['values']);
+  const path = asRecord(asRecord(values['instance'])['sync'])['path'];
+  return typeof path === 'string' && path !== '' ? normalizeFluxPath(path) : undefined;
+}
+
+const FLUX_INSTANCE_CHART = 'flux-instance';
 
 function inTree(entry: string, path: string): boolean {
   return entry === '.' || path === entry || path.startsWith(`${entry}/`);

@@ -7,7 +7,16 @@ export { appliedTwiceErrors } from './applied-twice.js';
 export { dependsOnCycles } from './depends-on-cycles.js';
 export { discover } from './discover.js';
 export { assumesBootstrap, withEntrySync } from './entry-sync.js';
-export { type InstanceSync, instanceSync, withInstanceSyncs } from './flux-instance.js';
+export { generatesArtifact } from './external-artifact.js';
+export { expandResourceSet, isResourceSet, resourceSetFacts } from './resource-set.js';
+export {
+  type InstanceSync,
+  instanceSync,
+  installsFluxInstance,
+  releaseSyncPath,
+  reviewedInstanceSync,
+  withInstanceSyncs,
+} from './flux-instance.js';
 export {
   CommonMetadata,
   FluxKustomization,

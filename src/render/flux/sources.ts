@@ -8,6 +8,7 @@ import { realpath } from 'node:fs/promises';
 import { join, posix, resolve, sep } from 'node:path';
 import type { IgnoreRule, Manifest } from '../../model/index.js';
 import type { SourceMapping } from '../source-mapping.js';
+import { artifactPlan, buildArtifact, copySource } from './external-artifact.js';
 import { SourceIgnore } from './source-ignore.js';
 import { copyTree, keepsWholeTree, type TreeEntry } from '../workspace/index.js';
 
@@ -26,7 +27,9 @@ export type SourceResolution =
       /** The source's spec.ignore: rules its artifact leaves files out by, besides .sourceignore. */
       ignore?: string | undefined;
     }
-  | { kind: 'skipped'; id: string; reason: string };
+  | { kind: 'skipped'; id: string; reason: string }
+  /** Flux would fail on it too: an ExternalArtifact whose generator cannot build it. */
+  | { kind: 'failed'; id: string; error: string };
 
 /** Compares git URLs the way people write them: scheme, user, `.git` and case aside. */
 export function normalizeGitUrl(url: string): string {
@@ -41,10 +44,18 @@ export function normalizeGitUrl(url: string): string {
     .replace(/\/+$/, '');
 }
 
+/** ExternalArtifacts built from ExternalArtifacts, at most this deep. */
+const MAX_ARTIFACT_DEPTH = 4;
+
 export class Sources {
   readonly #copies = new Map<string, Promise<string>>();
   /** The rules of each artifact of the reviewed repository made so far, by copy. */
   readonly #repositoryRules = new Map<string, IgnoreRule[]>();
+  /** Each artifact is built once per render, by its copies and the folders they read. */
+  readonly #artifacts = new Map<
+    string,
+    { root: string; built: ReturnType<typeof buildArtifact> }
+  >();
 
   constructor(
     private readonly workspace: string,
@@ -58,9 +69,11 @@ export class Sources {
     ) => Manifest | undefined,
     /** Lists a source folder (walkOnce: discovery may have listed the repository already). */
     private readonly walk: (root: string) => Promise<TreeEntry[]>,
+    /** The ArtifactGenerators of a namespace, rendered or written in files. */
+    private readonly generators: (namespace: string) => Manifest[] = () => [],
   ) {}
 
-  async resolve(ref: SourceRef): Promise<SourceResolution> {
+  async resolve(ref: SourceRef, depth = 0): Promise<SourceResolution> {
     const id = `${ref.kind}/${ref.namespace}/${ref.name}`;
     const object = this.lookup(ref.kind, ref.namespace, ref.name);
     const ignore = sourceIgnoreSpec(object);
@@ -83,6 +96,7 @@ export class Sources {
         ignore,
       };
     }
+    if (ref.kind === 'ExternalArtifact' && !object) return this.generated(ref, id, depth);
     const reason = object
       ? `source ${id} is not this repository and is not mapped (use --source ${ref.name}=DIR)`
       : `source ${id} was not found`;
@@ -98,6 +112,59 @@ export class Sources {
     if (this.#repositoryRules.size > 0) return [...this.#repositoryRules.values()];
     const root = this.repositoryRoot;
     return [(await SourceIgnore.load(root, undefined, await this.walk(root))).rules()];
+  }
+
+  /**
+   * An ExternalArtifact as its ArtifactGenerator builds it, from the generator's sources
+   * where each is this repository or mapped; otherwise the artifact is not built, and the
+   * reason names the generator and the sources outside the repository.
+   */
+  private async generated(ref: SourceRef, id: string, depth: number): Promise<SourceResolution> {
+    const plan = artifactPlan(this.generators(ref.namespace), ref.namespace, ref.name);
+    if (plan === undefined) {
+      const reason = `source ${id} was not found: no ArtifactGenerator of the rendered cluster generates it`;
+      return { kind: 'skipped', id, reason };
+    }
+    if ('invalid' in plan) return { kind: 'failed', id, error: plan.invalid };
+    if ('pathPattern' in plan) {
+      const reason = `ExternalArtifact ${ref.namespace}/${ref.name} from ArtifactGenerator ${plan.pathPattern} uses pathPattern, which fluxlens does not build`;
+      return { kind: 'skipped', id, reason };
+    }
+    const from = `ExternalArtifact ${ref.namespace}/${ref.name} from ArtifactGenerator ${plan.generator}`;
+    // An artifact generated from another artifact: bounded, as a generator may name its own.
+    if (depth > MAX_ARTIFACT_DEPTH)
+      return { kind: 'skipped', id, reason: `${from}: artifacts nest too deep` };
+    const roots = new Map<string, string>();
+    const outside: string[] = [];
+    for (const copy of plan.copy) {
+      const alias = copySource(copy)?.alias;
+      const source = alias === undefined ? undefined : plan.sources.get(alias);
+      if (alias === undefined || source === undefined || roots.has(alias)) continue;
+      const resolved = await this.resolve(source, depth + 1);
+      if (resolved.kind === 'found') roots.set(alias, resolved.root);
+      else outside.push(resolved.id);
+    }
+    if (outside.length > 0) {
+      const reason = `${from} (sources outside the repository: ${[...new Set(outside)].join(', ')})`;
+      return { kind: 'skipped', id, reason };
+    }
+    const key = `artifact\0${JSON.stringify([plan.copy, [...roots]])}`;
+    let artifact = this.#artifacts.get(key);
+    if (!artifact) {
+      const dir = join(this.workspace, `artifact-${this.#artifacts.size}`);
+      artifact = { root: dir, built: buildArtifact(plan, roots, dir) };
+      this.#artifacts.set(key, artifact);
+    }
+    const { root } = artifact;
+    const outcome = await artifact.built;
+    if ('unsupported' in outcome)
+      return {
+        kind: 'skipped',
+        id,
+        reason: `${from} uses ${outcome.unsupported}, which fluxlens does not build`,
+      };
+    if ('error' in outcome) return { kind: 'failed', id, error: `${from}: ${outcome.error}` };
+    return { kind: 'found', id, root, isRepository: false };
   }
 
   private isOwnRepository(ref: SourceRef, object: Manifest | undefined): boolean {

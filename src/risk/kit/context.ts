@@ -13,6 +13,7 @@ import {
   type UnassessedProducer,
   objectId,
   producerKey,
+  producerObjectId,
 } from '../../model/index.js';
 import type { Policy } from '../../policy/index.js';
 
@@ -110,14 +111,9 @@ export function rawPair(ctx: RiskContext, change: ResourceChange): RawPair {
   return { base, head };
 }
 
-const PRODUCER_GROUPS = {
-  Kustomization: 'kustomize.toolkit.fluxcd.io',
-  HelmRelease: 'helm.toolkit.fluxcd.io',
-} as const;
-
 /** The producer's own object, when the revision renders it (a parent applies it). */
 export function producerObject(side: RevisionView, ref: ProducerRef): RenderedObject | undefined {
-  return findObject(side, `${PRODUCER_GROUPS[ref.kind]}/${ref.kind}/${ref.namespace}/${ref.name}`);
+  return findObject(side, producerObjectId(ref));
 }
 
 export function producerManifest(side: RevisionView, ref: ProducerRef): Manifest | undefined {

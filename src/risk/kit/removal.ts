@@ -10,6 +10,8 @@ import { baseObject, currentProducer, type RiskContext } from './context.js';
 
 export const PRUNE_ANNOTATION = 'kustomize.toolkit.fluxcd.io/prune';
 export const HELM_RESOURCE_POLICY = 'helm.sh/resource-policy';
+/** flux-operator leaves an object a ResourceSet stops applying that carries it. */
+const OPERATOR_PRUNE_ANNOTATION = 'fluxcd.controlplane.io/prune';
 
 /**
  * `deleted.by` says who deletes it ("Kustomization flux-system/apps prunes it");
@@ -42,7 +44,10 @@ export function removalFate(
       by: `${name} ${uninstalled ? 'is uninstalled' : 'upgrades'} and helm deletes it`,
     };
   }
-  if (annotations[PRUNE_ANNOTATION] === 'disabled') {
+  if (ref.kind === 'ResourceSet' && annotations[OPERATOR_PRUNE_ANNOTATION] === 'disabled') {
+    return { kind: 'orphaned', why: `it carries ${OPERATOR_PRUNE_ANNOTATION}: disabled` };
+  }
+  if (ref.kind !== 'ResourceSet' && annotations[PRUNE_ANNOTATION] === 'disabled') {
     return { kind: 'orphaned', why: `it carries ${PRUNE_ANNOTATION}: disabled` };
   }
   const producer = currentProducer(ctx, ref);

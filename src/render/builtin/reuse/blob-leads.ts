@@ -67,6 +67,10 @@ function fluxObjectLeads(manifest: Manifest, leads: BlobLeads): void {
   } else if (group === 'fluxcd.controlplane.io' && kind === 'FluxInstance') {
     const sync = record(spec['sync']);
     if (sync['path'] !== undefined) leads.folders.push(fluxPath(sync['path']));
+  } else if (group === 'source.extensions.fluxcd.io' && kind === 'ArtifactGenerator') {
+    throw new EveryFile('an ArtifactGenerator copies files by patterns');
+  } else if (group === 'fluxcd.controlplane.io' && kind === 'ResourceSet') {
+    throw new EveryFile('a ResourceSet templates the paths of what it applies');
   }
 }
 
