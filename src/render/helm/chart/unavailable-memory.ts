@@ -12,6 +12,8 @@
  * identity of the credentials the operator's file holds for the source's host): an entry
  * added for the host, or another login, asks again; no secret is part of the key. A fetch that succeeds
  * forgets the failure. Offline renders never fetch, so they neither read nor write here.
+ * The error carries the record, so that a render kept with it (render/builtin/reuse/) is
+ * read back only while the memory still holds that same record (stillRemembered).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
@@ -20,16 +22,7 @@ import { z } from 'zod';
 import { cacheKey } from './chart-cache.js';
 import type { ChartSourceContext } from './chart-source-context.js';
 import { ChartUnavailableError } from './chart-unavailable-error.js';
-
-interface ChartSubject {
-  /** The repository URL or `oci://` reference, as normalized for the chart cache. */
-  source: string;
-  /** `host[:port]` the source's credentials would be for. */
-  host: string;
-  chart: string;
-  /** The version, range or digest asked for; empty for "latest". */
-  version: string;
-}
+import type { ChartSubject, RememberedChart } from './remembered-chart.js';
 
 const RememberedRecord = z.object({
   /** The error's words, without the `chart unavailable: ` every one starts with. */
@@ -54,8 +47,7 @@ export async function withUnavailableMemory<T>(
   const file = join(ctx.cacheDir, 'unavailable', `${memoryKey(subject, ctx)}.json`);
   if (!ctx.network?.retryUnavailable) {
     const known = await recall(file);
-    const now = Date.now();
-    if (known && known.failedAt <= now && now < known.until) throw rememberedError(known);
+    if (known && fresh(known)) throw rememberedError(subject, known);
   }
   try {
     const result = await fetch();
@@ -66,11 +58,38 @@ export async function withUnavailableMemory<T>(
     const failedAt = Date.now();
     const record = { detail: detailOf(err), failedAt, until: failedAt + ttlMs };
     await remember(file, record);
-    throw rememberedError(record, err);
+    throw rememberedError(subject, record, err);
   }
 }
 
-function memoryKey(subject: ChartSubject, ctx: ChartSourceContext): string {
+/**
+ * Whether a render with these settings would report `remembered` again, word for word,
+ * without asking the network: the memory is on, not bypassed, and holds that very failure
+ * (not a later one, nor none since a fetch succeeded), still believed. The credentials
+ * are the ones configured now: a login added for the host is asked with.
+ */
+export async function stillRemembered(
+  remembered: RememberedChart,
+  ctx: Pick<ChartSourceContext, 'cacheDir' | 'offline' | 'network'>,
+): Promise<boolean> {
+  const ttlMs = ctx.network?.unavailableTtlMs ?? 0;
+  if (ctx.offline || ttlMs <= 0 || ctx.network?.retryUnavailable) return false;
+  const file = join(ctx.cacheDir, 'unavailable', `${memoryKey(remembered.subject, ctx)}.json`);
+  const known = await recall(file);
+  return (
+    known !== undefined &&
+    known.failedAt === remembered.failedAt &&
+    known.until === remembered.until &&
+    fresh(known)
+  );
+}
+
+function fresh(known: Remembered): boolean {
+  const now = Date.now();
+  return known.failedAt <= now && now < known.until;
+}
+
+function memoryKey(subject: ChartSubject, ctx: Pick<ChartSourceContext, 'network'>): string {
   const { source, host, chart, version } = subject;
   return cacheKey(['unavailable', source, chart, version, credentialIdentity(host, ctx)]);
 }
@@ -80,7 +99,7 @@ function memoryKey(subject: ChartSubject, ctx: ChartSourceContext): string {
  * name. Never a secret, not even hashed (a file name is no place for a password's
  * digest), so a changed password alone is tried again when the memory runs out.
  */
-function credentialIdentity(host: string, ctx: ChartSourceContext): string {
+function credentialIdentity(host: string, ctx: Pick<ChartSourceContext, 'network'>): string {
   const credential = ctx.network?.credentials?.forHost(host);
   if (!credential) return 'none';
   const { secret } = credential;
@@ -99,11 +118,17 @@ function detailOf(err: ChartUnavailableError): string {
  * first time and every time it is remembered, so that a review whose base and head both
  * miss the chart shows one error, and a reader sees why the network was not asked.
  */
-function rememberedError(known: Remembered, cause?: unknown): ChartUnavailableError {
+function rememberedError(
+  subject: ChartSubject,
+  known: Remembered,
+  cause?: unknown,
+): ChartUnavailableError {
+  const { failedAt, until } = known;
+  const remembered = { subject, failedAt, until };
   return new ChartUnavailableError(
-    `${known.detail} (failed at ${clock(known.failedAt)}; remembered, not tried again ` +
-      `before ${clock(known.until)})`,
-    cause === undefined ? undefined : { cause },
+    `${known.detail} (failed at ${clock(failedAt)}; remembered, not tried again ` +
+      `before ${clock(until)})`,
+    cause === undefined ? { remembered } : { cause, remembered },
   );
 }
 
