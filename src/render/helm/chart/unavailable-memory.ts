@@ -33,9 +33,19 @@ const RememberedRecord = z.object({
 type Remembered = z.infer<typeof RememberedRecord>;
 
 /**
+ * The fetches under way in this process, by memory file, each settling with the failure it
+ * remembered (or nothing): releases sharing a chart start together once their
+ * Kustomizations are taken from the cache, and each would otherwise fail on its own and
+ * remember a failure of its own time, so that the memory and the renders that reported
+ * the others disagree. An entry lives only while its fetch runs.
+ */
+const underway = new Map<string, Promise<Remembered | undefined>>();
+
+/**
  * Runs `fetch` unless a failure of the same fetch is remembered and still fresh (then its
- * error again); remembers a ChartUnavailableError it throws (adding when, and until
- * when, to its words), forgets one it outlives.
+ * error again), or one is under way in this process (then its failure, or a fetch of its
+ * own once it succeeded); remembers a ChartUnavailableError it throws
+ * (adding when, and until when, to its words), forgets one it outlives.
  */
 export async function withUnavailableMemory<T>(
   subject: ChartSubject,
@@ -45,20 +55,39 @@ export async function withUnavailableMemory<T>(
   const ttlMs = ctx.network?.unavailableTtlMs ?? 0;
   if (ctx.offline || ttlMs <= 0) return fetch();
   const file = join(ctx.cacheDir, 'unavailable', `${memoryKey(subject, ctx)}.json`);
-  if (!ctx.network?.retryUnavailable) {
-    const known = await recall(file);
-    if (known && fresh(known)) throw rememberedError(subject, known);
+  const leader = underway.get(file);
+  if (leader !== undefined) {
+    // Asked again or not, the fetch under way is this render's asking.
+    const failed = await leader;
+    if (failed && fresh(failed)) throw rememberedError(subject, failed);
   }
+  let settle: (failed: Remembered | undefined) => void = () => undefined;
+  // After a fetch that succeeded, the others run side by side, as without the memory.
+  const mine = underway.has(file)
+    ? undefined
+    : new Promise<Remembered | undefined>((resolve) => (settle = resolve));
+  if (mine) underway.set(file, mine);
   try {
+    if (!ctx.network?.retryUnavailable) {
+      const known = await recall(file);
+      if (known && fresh(known)) {
+        settle(known);
+        throw rememberedError(subject, known);
+      }
+    }
     const result = await fetch();
     await rm(file, { force: true });
     return result;
   } catch (err) {
-    if (!(err instanceof ChartUnavailableError) || err.notCached) throw err;
+    if (!(err instanceof ChartUnavailableError) || err.notCached || err.remembered) throw err;
     const failedAt = Date.now();
     const record = { detail: detailOf(err), failedAt, until: failedAt + ttlMs };
     await remember(file, record);
+    settle(record);
     throw rememberedError(subject, record, err);
+  } finally {
+    settle(undefined);
+    if (mine && underway.get(file) === mine) underway.delete(file);
   }
 }
 
