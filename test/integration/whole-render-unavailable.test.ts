@@ -6,12 +6,13 @@
  * every other producer is taken from what the earlier render read; and when the chart can
  * be fetched the render holds it, and is the one read back next.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RenderedCluster } from '../../src/model/render.js';
+import { loadConfig } from '../../src/config.js';
 import { RenderMemo } from '../../src/render/cache/index.js';
 import {
   DEFAULT_CHART_NETWORK,
@@ -21,6 +22,7 @@ import {
 } from '../../src/render/index.js';
 import { makeChartRepository } from '../support/chart-repo.js';
 import { startChartServer, type ChartServer } from '../support/chart-server.js';
+import { basicEntry, LOGINS } from '../support/private-charts.js';
 import { builtinEngine, testHelmSettings, testRunner } from '../support/render.js';
 import {
   bootstrap,
@@ -236,6 +238,24 @@ describe('a base with a chart that could not be fetched', () => {
       expect(flakyRequests).toEqual([]);
     },
   );
+
+  it('is rendered again when a login is added for the chart host: the memory holds no failure with it', async () => {
+    const repo = repository();
+    const base = repo.commit('base');
+    const on = machine();
+    down = true;
+    const first = await render(on, repo, base);
+    expect(first.errors).toHaveLength(FLAKY.length);
+    const path = join(tempDir('fluxlens-kept-logins-'), 'registry-config.json');
+    const host = new URL(flakyUrl).host;
+    writeFileSync(path, JSON.stringify({ auths: { [host]: basicEntry(LOGINS.http) } }));
+    const credentials = loadConfig({ FLUXLENS_REGISTRY_CONFIG: path }).chartNetwork.credentials;
+    flakyRequests.length = 0;
+    const withLogin = await render(on, repo, base, { ...REMEMBERING, credentials });
+    expect(withLogin.cache?.whole).toBeUndefined();
+    expect(withLogin.cache?.misses).toBe(0);
+    expect(flakyRequests).toEqual(['/charts/index.yaml']);
+  });
 
   it('holds the chart once it can be fetched, and that render is the one read back next', async () => {
     const repo = repository();
