@@ -158,6 +158,8 @@ async function inflate(
   const helm = ctx.settings.helm;
   const scratch = ctx.scratchDir();
   await mkdir(scratch, { recursive: true });
+  // What an earlier definition of the release recorded is this one's to say again.
+  ctx.keying?.reads?.unavailable.delete(producerRefKey(ref));
   let key: string | undefined;
   try {
     const chart = await resolveChart(hr, chartContext(ctx, helm), scratch);
@@ -209,6 +211,9 @@ async function inflate(
         ? { error: errorMessage(err), code: 'chart-unavailable', offline: err.notCached }
         : { error: errorMessage(err) },
     );
+    // A failure the memory holds lets the render be kept, and read back while it holds it.
+    if (err instanceof ChartUnavailableError && err.remembered)
+      ctx.keying?.reads?.unavailable.set(producerRefKey(ref), err.remembered);
     // Unavailable charts and timeouts may pass: the other revision's render tries again.
     const transient = classify(err) === 'transient';
     ctx.keying?.memo?.note(transient ? undefined : key, outcome, 'rendered');

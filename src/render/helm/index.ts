@@ -6,8 +6,10 @@ export {
   type ChartSourceContext,
   ChartUnavailableError,
   isolatedHelmHome,
+  RememberedChart,
   resolveChart,
   type ResolvedChart,
+  stillRemembered,
 } from './chart/index.js';
 export { HelmRelease, releaseName, releaseNamespace } from './helm-release.js';
 export { postRender } from './post-render.js';

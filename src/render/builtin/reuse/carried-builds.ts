@@ -15,6 +15,7 @@ import { z } from 'zod';
 import { renderCacheKey } from '../../cache/index.js';
 import type { BuildInputSet, GeneratedKustomization } from '../../kustomize/index.js';
 import type { FluxKustomization } from '../../flux/index.js';
+import type { RememberedChart } from '../../helm/index.js';
 
 /** One build's reads, repository-relative, and the key they gave. */
 export const BuildReads = z.object({
@@ -42,6 +43,13 @@ export type ReleaseReads = z.infer<typeof ReleaseReads>;
 
 /** The releases of one render, by their producer's key ('HelmRelease/ns/name'). */
 export type ReleaseReadsRecord = Map<string, ReleaseReads>;
+
+/**
+ * The releases of one render whose chart could not be fetched and which the unavailable
+ * memory holds, by their producer's key: a render kept with them is read back only while
+ * the memory still holds each (whole-render.ts).
+ */
+export type UnavailableRecord = Map<string, RememberedChart>;
 
 /** What of a Kustomization build's input its spec holds (see buildSpec). */
 export interface BuildSpecParts {

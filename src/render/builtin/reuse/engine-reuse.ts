@@ -2,28 +2,32 @@
  * What the builtin engine takes instead of running it again, render by render: before a
  * render, the render of its commit kept whole by an earlier run, or what the review's other
  * render read that this one may carry; after it, the render kept whole when nothing outside
- * its key shaped it. Across an engine's renders it remembers what the last render with each
- * memo read and what each blob leads builds to read.
+ * its key shaped it but charts the unavailable memory answered for. Such a render is read
+ * back whole while the memory still holds each of those failures; once one is no longer
+ * held (run out, asked again, or fetched since), what it read is carried instead, so that
+ * only those releases are tried again. Across an engine's renders it remembers what the
+ * last render with each memo read and what each blob leads builds to read.
  */
 import { resolve } from 'node:path';
 import { resolveRevision } from '../../../git/index.js';
-import type { RenderedCluster } from '../../../model/index.js';
+import { isUnavailable, producerKey, type RenderedCluster } from '../../../model/index.js';
 import type { ToolName, ToolRunner } from '../../../tool-runner.js';
 import { RenderCache, readCluster, writeCluster } from '../../cache/index.js';
 import type { RenderRequest } from '../../engine.js';
 import type { Discovery } from '../../flux/index.js';
-import type { TemplateCache } from '../../helm/index.js';
+import { stillRemembered, type TemplateCache } from '../../helm/index.js';
 import type { RenderSettings } from '../../settings.js';
 import type { FileSelector } from '../../workspace/index.js';
 import type { KustomizeKeying } from './build-keys.js';
 import { buildReads, recallLeads } from './build-reads.js';
-import type { CarriedBuilds } from './carried-builds.js';
 import type { LeadsMemo } from './export-set.js';
 import type { ReleaseKeying } from './release-key.js';
 import {
   ReviewReads,
+  carriedReads,
   readRenderReads,
   writeRenderReads,
+  type Carried,
   type RenderReads,
 } from './render-reads.js';
 import { toolVersion } from './tool-version.js';
@@ -49,10 +53,14 @@ export interface Keying {
   release?: ReleaseKeying;
 }
 
-/** What the review's other render read that a render may take, as `before` finds it. */
-interface Carried {
-  builds: CarriedBuilds;
-  discovery?: Discovery | undefined;
+/**
+ * An earlier render of a commit, kept under `key`: read back whole (`kept`), or what it read
+ * (`reads`) when a failure it holds is no longer remembered and rendering again may differ.
+ */
+interface WholeRender {
+  key: string;
+  kept?: RenderedCluster;
+  reads?: RenderReads;
 }
 
 export class EngineReuse {
@@ -74,14 +82,21 @@ export class EngineReuse {
       if (request.memo) seedMemo(request.memo, whole.kept);
       const store = this.store();
       if (request.memo && sha !== undefined && store)
-        this.#reads.remember(request.memo, sha, await readRenderReads(store, whole.key));
+        this.#reads.remember(
+          request.memo,
+          sha,
+          whole.reads ?? (await readRenderReads(store, whole.key)),
+        );
       return { kept: whole.kept };
     }
-    // git names what changed since the review's other render while the files are written.
+    // The same commit rendered before: nothing it read changed. Else git names what changed
+    // since the review's other render while the files are written.
     const carrying =
       sha === undefined
         ? Promise.resolve(undefined)
-        : this.#reads.carried(this.deps.runner, request, sha);
+        : whole?.reads
+          ? Promise.resolve(carriedReads(whole.reads, [], request.entry))
+          : this.#reads.carried(this.deps.runner, request, sha);
     // Awaited after the export; a failed export must not leave it rejected and unhandled.
     carrying.catch(() => undefined);
     const memo = { leads: this.#leads, store: this.store() };
@@ -116,15 +131,35 @@ export class EngineReuse {
   private async wholeRender(
     request: RenderRequest,
     sha: string | undefined,
-  ): Promise<{ key: string; kept?: RenderedCluster } | undefined> {
+  ): Promise<WholeRender | undefined> {
     const store = this.store();
     if (store === undefined || sha === undefined) return undefined;
     const key = wholeRenderKey(sha, request, this.deps.settings, await this.deps.tools());
     const kept = await readCluster(store, key);
     if (kept === undefined) return { key };
+    let reads: RenderReads | undefined;
+    if (kept.errors.some(isUnavailable)) {
+      reads = await readRenderReads(store, key);
+      if (!(await this.stillUnavailable(kept, reads))) return { key, reads };
+    }
     await recallLeads({ leads: this.#leads, store }, sha, request.entry);
     // The figures of this run: nothing was built, every producer came from the cache.
-    return { key, kept: { ...kept, cache: { hits: 0, misses: 0, whole: true } } };
+    const whole = { ...kept, cache: { hits: 0, misses: 0, whole: true as const } };
+    return reads ? { key, kept: whole, reads } : { key, kept: whole };
+  }
+
+  /**
+   * Whether rendering again would fail each release of `kept` whose chart was unavailable
+   * with the same words: the memory still holds that very failure, and is not bypassed.
+   */
+  private async stillUnavailable(kept: RenderedCluster, reads: RenderReads): Promise<boolean> {
+    const { helm } = this.deps.settings;
+    const ctx = { cacheDir: helm.chartCacheDir, offline: helm.offline, network: helm.network };
+    for (const error of kept.errors.filter(isUnavailable)) {
+      const remembered = reads.unavailable.get(producerKey(error.producer));
+      if (remembered === undefined || !(await stillRemembered(remembered, ctx))) return false;
+    }
+    return true;
   }
 
   /** The render cache on disk, for what is not a build (a build's own store counts builds). */
@@ -209,7 +244,8 @@ export class RenderReuse {
     if (record) {
       const carried = this.#carried?.builds;
       keying.kustomize.reads = { record: record.builds, carried };
-      if (keying.release) keying.release.reads = { record: record.releases, carried };
+      const unavailable = record.unavailable;
+      if (keying.release) keying.release.reads = { record: record.releases, carried, unavailable };
     }
     this.#keying = keying;
     return keying;
@@ -223,7 +259,9 @@ export class RenderReuse {
     const store = this.#keying?.kustomize.store;
     const carried = this.#record && this.#carried?.builds.taken;
     if (store) cluster.cache = { ...store.stats, ...(carried ? { carried } : {}) };
-    if (store === undefined || this.#wholeKey === undefined || !keepsWhole(cluster, keep)) return;
+    const remembered = this.#record?.unavailable ?? new Map();
+    if (store === undefined || this.#wholeKey === undefined) return;
+    if (!keepsWhole(cluster, keep, remembered)) return;
     await writeCluster(store, this.#wholeKey, cluster);
     if (this.#record) await writeRenderReads(store, this.#wholeKey, this.#record);
   }

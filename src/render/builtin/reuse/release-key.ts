@@ -9,11 +9,20 @@
 import { folderDigest, renderCacheKey, type OutcomeStores } from '../../cache/index.js';
 import type { HelmRelease, ResolvedChart } from '../../helm/index.js';
 import type { ProducerRef } from '../../../model/index.js';
-import type { CarriedBuilds, ReleaseReadsRecord } from './carried-builds.js';
+import type { CarriedBuilds, ReleaseReadsRecord, UnavailableRecord } from './carried-builds.js';
 
-/** How releases are keyed, and where their pre-keys are recorded and carried from. */
+/**
+ * How releases are keyed, where their pre-keys are recorded and carried from, and where
+ * a release whose chart the unavailable memory holds is recorded.
+ */
 export type ReleaseKeying = { tool: string } & OutcomeStores & {
-    reads?: { record: ReleaseReadsRecord; carried?: CarriedBuilds | undefined } | undefined;
+    reads?:
+      | {
+          record: ReleaseReadsRecord;
+          carried?: CarriedBuilds | undefined;
+          unavailable: UnavailableRecord;
+        }
+      | undefined;
   };
 
 /** A chart bigger than this is read for no key: it inflates on both sides. */

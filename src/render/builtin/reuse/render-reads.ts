@@ -23,12 +23,18 @@ import {
   ReleaseReads,
   type BuildReadsRecord,
   type ReleaseReadsRecord,
+  type UnavailableRecord,
 } from './carried-builds.js';
+import { RememberedChart } from '../../helm/index.js';
 
-/** What a render of a commit read: its builds, and what discovery found under its entry. */
+/**
+ * What a render of a commit read: its builds, what discovery found under its entry, and
+ * the releases whose chart the unavailable memory answered for.
+ */
 export interface RenderReads {
   builds: BuildReadsRecord;
   releases: ReleaseReadsRecord;
+  unavailable: UnavailableRecord;
   /** Absent when the revision lacked files (discovery may have missed some). */
   discovery?: Discovery | undefined;
 }
@@ -51,6 +57,7 @@ export class ReviewReads {
     const reads: RenderReads = {
       builds: new Map(),
       releases: new Map(),
+      unavailable: new Map(),
       ...(discovery ? { discovery: structuredClone(discovery) } : {}),
     };
     this.remember(memo, sha, reads);
@@ -67,7 +74,7 @@ export class ReviewReads {
     runner: ToolRunner,
     request: RenderRequest,
     sha: string,
-  ): Promise<{ builds: CarriedBuilds; discovery?: Discovery | undefined } | undefined> {
+  ): Promise<Carried | undefined> {
     const last = request.memo && this.#last.get(request.memo);
     if (last === undefined) return undefined;
     const repoDir = resolve(request.repoDir);
@@ -75,13 +82,32 @@ export class ReviewReads {
       if (classify(err) === 'cancelled') throw err;
       return undefined;
     });
-    const builds = changed && CarriedBuilds.between(last.builds, changed, last.releases);
-    if (builds === undefined) return undefined;
-    const entry = normalizeFluxPath(request.entry);
-    const discovery = last.discovery;
-    if (discovery?.entry !== entry || !builds.untouched(entry)) return { builds };
-    return { builds, discovery: structuredClone(discovery) };
+    return changed && carriedReads(last, changed, request.entry);
   }
+}
+
+/**
+ * What `reads` still tells of a render of `entry` at a commit where `changed` paths differ
+ * (none: the same commit): the builds whose reads none of them touch, and discovery when
+ * no path in the entry changed (a copy: nothing of one render's objects reaches another).
+ */
+export function carriedReads(
+  reads: RenderReads,
+  changed: readonly string[],
+  entry: string,
+): Carried | undefined {
+  const builds = CarriedBuilds.between(reads.builds, changed, reads.releases);
+  if (builds === undefined) return undefined;
+  const folder = normalizeFluxPath(entry);
+  const discovery = reads.discovery;
+  if (discovery?.entry !== folder || !builds.untouched(folder)) return { builds };
+  return { builds, discovery: structuredClone(discovery) };
+}
+
+/** What the review's other render, or an earlier render of the same commit, read that a render may take. */
+export interface Carried {
+  builds: CarriedBuilds;
+  discovery?: Discovery | undefined;
 }
 
 const Found = z.object({
@@ -94,6 +120,7 @@ const Stored = z.object({
   v: z.literal(1),
   builds: z.record(z.string(), BuildReads),
   releases: z.record(z.string(), ReleaseReads),
+  unavailable: z.record(z.string(), RememberedChart).optional(),
   discovery: z
     .object({
       entry: z.string(),
@@ -123,6 +150,7 @@ export async function writeRenderReads(
     v: 1,
     builds: Object.fromEntries(reads.builds),
     releases: Object.fromEntries(reads.releases),
+    unavailable: Object.fromEntries(reads.unavailable),
   };
   const text =
     (reads.discovery && faithfulJson({ ...recorded, discovery: reads.discovery })) ??
@@ -135,6 +163,8 @@ export async function readRenderReads(store: RenderCache, renderKey: string): Pr
   const stored = await store.getParsed(storeKey(renderKey), Stored, 'never');
   const builds = new Map(Object.entries(stored?.builds ?? {}));
   const releases = new Map(Object.entries(stored?.releases ?? {}));
+  const unavailable = new Map(Object.entries(stored?.unavailable ?? {}));
   const discovery = stored?.discovery;
-  return discovery ? { builds, releases, discovery } : { builds, releases };
+  const reads = { builds, releases, unavailable };
+  return discovery ? { ...reads, discovery } : reads;
 }

@@ -1,8 +1,11 @@
 /**
  * When a render of a commit may be kept whole and read back for the same commit: the key
  * names the commit and everything else the render depends on, and a render is kept only
- * when nothing outside that key shaped it. A kept render also hands its producers'
- * outcomes to the review's other render, as rendering them would have.
+ * when nothing outside that key shaped it but charts that could not be fetched and that
+ * the unavailable memory holds: it is read back only while the memory holds each of those
+ * failures (engine-reuse.ts), which is when rendering again would fail them the same way.
+ * A kept render also hands its producers' outcomes to the review's other render, as
+ * rendering them would have.
  */
 import {
   isRecord,
@@ -21,7 +24,8 @@ import { parseStrictVersion } from '../../helm/index.js';
  * The key of a render of commit `sha`: the entry, the repository's URL (which sources are
  * the repository itself), the tools and every setting that changes what a render gives.
  * Credentials, time bounds and concurrency are left out: they change whether a render
- * succeeds, and a render that did not is never kept.
+ * succeeds, and a render that did not is kept only with failures the unavailable memory
+ * holds, whose key names the credentials.
  */
 export function wholeRenderKey(
   sha: string,
@@ -70,15 +74,23 @@ export interface KeepContext {
 
 /**
  * Whether a keepable render is the same whenever this commit is rendered with these
- * settings: nothing the clone lacks, no error that may pass (an unreachable chart, a
- * timeout: a failed producer the render could not key), and no chart picked by a version
- * range or a moving tag, which a newer chart may satisfy tomorrow.
+ * settings, as long as the unavailable memory holds the failures in `remembered`: nothing
+ * the clone lacks, no other error that may pass (a chart unavailable for any other reason,
+ * a timeout: a failed producer the render could not key), and no chart picked by a
+ * version range or a moving tag, which a newer chart may satisfy tomorrow.
  */
-export function keepsWhole(cluster: RenderedCluster, ctx: KeepContext): boolean {
+export function keepsWhole(
+  cluster: RenderedCluster,
+  ctx: KeepContext,
+  remembered: ReadonlyMap<string, unknown>,
+): boolean {
   if (ctx.lacking.size > 0) return false;
   const producers = new Map(cluster.producers.map((p) => [producerKey(p), p]));
   for (const error of cluster.errors) {
-    if (isUnavailable(error)) return false;
+    if (isUnavailable(error)) {
+      if (error.offline === true || !remembered.has(producerKey(error.producer))) return false;
+      continue;
+    }
     const producer = producers.get(producerKey(error.producer));
     if (producer?.error !== undefined && producer.inputKey === undefined) return false;
   }

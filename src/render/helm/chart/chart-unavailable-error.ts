@@ -7,13 +7,21 @@
  * ChartContentError. Messages name sources and URLs without credentials or query strings.
  */
 import { FluxlensError } from '../../../errors.js';
+import type { RememberedChart } from './remembered-chart.js';
+
 export class ChartUnavailableError extends FluxlensError {
   /** Only missing from the cache of an offline render: Flux would simply fetch it. */
   readonly notCached: boolean;
+  /** The memory's record of this failure, when the memory holds it (unavailable-memory.ts). */
+  readonly remembered: RememberedChart | undefined;
 
-  constructor(detail: string, options?: { cause?: unknown; notCached?: boolean }) {
+  constructor(
+    detail: string,
+    options?: { cause?: unknown; notCached?: boolean; remembered?: RememberedChart },
+  ) {
     super('chart-unavailable', `chart unavailable: ${detail}`, options);
     this.name = 'ChartUnavailableError';
     this.notCached = options?.notCached ?? false;
+    this.remembered = options?.remembered;
   }
 }

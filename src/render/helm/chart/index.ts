@@ -7,3 +7,5 @@ export { type ResolvedChart } from './chart-source-context.js';
 export { type ChartSourceContext, resolveChart } from './chart-source.js';
 export { ChartUnavailableError } from './chart-unavailable-error.js';
 export { isolatedHelmHome } from './oci-pull.js';
+export { RememberedChart } from './remembered-chart.js';
+export { stillRemembered } from './unavailable-memory.js';

@@ -92,11 +92,18 @@ describe('what discovery found', () => {
     ).toBe(false);
   });
 
-  it('is kept with the builds beside a render kept whole, and read back as it was', async () => {
+  it('is kept with the builds and the remembered charts beside a render kept whole, and read back as it was', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'fluxlens-render-reads-'));
     try {
       const store = new RenderCache(dir, 1024 * 1024);
       const releases = new Map([[RELEASE, { pre: 'pre-key', key: 'release-key' }]]);
+      const subject = {
+        source: 'https://charts.example/',
+        host: 'charts.example',
+        chart: 'a',
+        version: '1.0.0',
+      };
+      const unavailable = new Map([[RELEASE, { subject, failedAt: 1000, until: 301_000 }]]);
       const found = {
         manifest: { kind: 'Kustomization', spec: { path: './apps' } },
         file: 'c/ks.yaml',
@@ -113,11 +120,13 @@ describe('what discovery found', () => {
       await writeRenderReads(store, 'a'.repeat(64), {
         builds: new Map([[PRODUCER, reads]]),
         releases,
+        unavailable,
         discovery,
       });
       expect(await readRenderReads(store, 'a'.repeat(64))).toEqual({
         builds: new Map([[PRODUCER, reads]]),
         releases,
+        unavailable,
         discovery,
       });
       // What JSON cannot give back as it was is not kept: the builds and releases still are.
@@ -125,15 +134,18 @@ describe('what discovery found', () => {
       await writeRenderReads(store, 'b'.repeat(64), {
         builds: new Map([[PRODUCER, reads]]),
         releases,
+        unavailable: new Map(),
         discovery: odd,
       });
       expect(await readRenderReads(store, 'b'.repeat(64))).toEqual({
         builds: new Map([[PRODUCER, reads]]),
         releases,
+        unavailable: new Map(),
       });
       expect(await readRenderReads(store, 'c'.repeat(64))).toEqual({
         builds: new Map(),
         releases: new Map(),
+        unavailable: new Map(),
       });
     } finally {
       rmSync(dir, { recursive: true, force: true });
