@@ -111,6 +111,21 @@ describe('an ExternalArtifact generated from this repository', () => {
     });
   });
 
+  it('counts the repository files its copies took as read, and no file it left out', async () => {
+    const cluster = await render(FILES);
+    const read = cluster.reads?.files ?? [];
+    expect(read).toEqual(
+      expect.arrayContaining([
+        'deploy/frontend/web.yaml',
+        'deploy/frontend/extra/extra.yaml',
+        'deploy/backend/api.yaml',
+        'deploy/common/settings.yaml',
+      ]),
+    );
+    expect(read).not.toContain('deploy/backend/nested/not-copied.yaml');
+    expect(read.some((f) => f.startsWith('ExternalArtifact/'))).toBe(false);
+  });
+
   it('copies a folder as cp -r does, leaves out what exclude names and merges YAML with Merge', async () => {
     const cluster = await render({
       ...FILES,

@@ -68,8 +68,13 @@ async function kustomizationFiles(
     name: ref.name,
     namespace: ref.namespace ?? producer.namespace,
   });
-  if (resolved.kind !== 'found' || !resolved.isRepository) return [];
-  return kustomizationReads(resolved.root, producer.path, ks);
+  if (resolved.kind !== 'found') return [];
+  if (resolved.isRepository) return kustomizationReads(resolved.root, producer.path, ks);
+  // An artifact copied from the repository reads the repository files it was copied from.
+  const { repositoryFiles } = resolved;
+  if (repositoryFiles === undefined) return [];
+  const read = await kustomizationReads(resolved.root, producer.path, ks);
+  return read.flatMap(repositoryFiles);
 }
 
 /** A chart in a folder of the repository: every file of it, and its values files. */

@@ -113,8 +113,9 @@ export async function buildArtifact(
   plan: ArtifactPlan,
   roots: ReadonlyMap<string, string>,
   dest: string,
-): Promise<{ ok: true } | { unsupported: string } | { error: string }> {
+): Promise<{ ok: true; origins: ArtifactOrigins } | { unsupported: string } | { error: string }> {
   await mkdir(dest, { recursive: true });
+  const origins: ArtifactOrigins = new Map();
   let written = 0;
   for (const copy of plan.copy) {
     const strategy = copy.strategy ?? 'Overwrite';
@@ -145,10 +146,19 @@ export async function buildArtifact(
         return { unsupported: `more than ${MAX_ARTIFACT_FILES} files` };
       const placed = await place(join(root, file), join(dest, target), strategy);
       if (placed !== undefined) return { unsupported: placed };
+      const origin = { alias: from.alias, file };
+      const merged = strategy === 'Merge' ? (origins.get(target) ?? []) : [];
+      origins.set(target, [...merged, origin]);
     }
   }
-  return { ok: true };
+  return { ok: true, origins };
 }
+
+/**
+ * Where each file of a built artifact came from: its path in the artifact, to the source
+ * alias and path it was copied from (several where `Merge` merged them).
+ */
+export type ArtifactOrigins = Map<string, Array<{ alias: string; file: string }>>;
 
 interface Glob {
   /** The pattern as a path in the source, without a leading `./` or `/`. */

@@ -26,6 +26,11 @@ export type SourceResolution =
       isRepository: boolean;
       /** The source's spec.ignore: rules its artifact leaves files out by, besides .sourceignore. */
       ignore?: string | undefined;
+      /**
+       * For an artifact built from this repository's files (an ExternalArtifact): the
+       * repository files one of its files was copied from, by its path in the artifact.
+       */
+      repositoryFiles?: (path: string) => string[];
     }
   | { kind: 'skipped'; id: string; reason: string }
   /** Flux would fail on it too: an ExternalArtifact whose generator cannot build it. */
@@ -135,14 +140,20 @@ export class Sources {
     if (depth > MAX_ARTIFACT_DEPTH)
       return { kind: 'skipped', id, reason: `${from}: artifacts nest too deep` };
     const roots = new Map<string, string>();
+    const fromRepository = new Map<string, (file: string) => string[]>();
     const outside: string[] = [];
     for (const copy of plan.copy) {
       const alias = copySource(copy)?.alias;
       const source = alias === undefined ? undefined : plan.sources.get(alias);
       if (alias === undefined || source === undefined || roots.has(alias)) continue;
       const resolved = await this.resolve(source, depth + 1);
-      if (resolved.kind === 'found') roots.set(alias, resolved.root);
-      else outside.push(resolved.id);
+      if (resolved.kind !== 'found') {
+        outside.push(resolved.id);
+        continue;
+      }
+      roots.set(alias, resolved.root);
+      const files = resolved.isRepository ? (file: string) => [file] : resolved.repositoryFiles;
+      if (files) fromRepository.set(alias, files);
     }
     if (outside.length > 0) {
       const reason = `${from} (sources outside the repository: ${[...new Set(outside)].join(', ')})`;
@@ -164,7 +175,10 @@ export class Sources {
         reason: `${from} uses ${outcome.unsupported}, which fluxlens does not build`,
       };
     if ('error' in outcome) return { kind: 'failed', id, error: `${from}: ${outcome.error}` };
-    return { kind: 'found', id, root, isRepository: false };
+    const { origins } = outcome;
+    const repositoryFiles = (path: string): string[] =>
+      (origins.get(path) ?? []).flatMap((o) => fromRepository.get(o.alias)?.(o.file) ?? []);
+    return { kind: 'found', id, root, isRepository: false, repositoryFiles };
   }
 
   private isOwnRepository(ref: SourceRef, object: Manifest | undefined): boolean {
