@@ -28,7 +28,7 @@ export const LAYERS: Record<string, readonly string[]> = {
   yaml: [],
   policy: ['yaml'],
   git: ['tool-runner', 'redact'],
-  render: ['yaml', 'redact', 'git', 'tool-runner', 'config'],
+  render: ['yaml', 'redact', 'git', 'tool-runner', 'config', 'version'],
   diff: ['redact', 'policy'],
   risk: ['diff', 'policy'],
   report: ['risk'],

@@ -25,6 +25,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { z } from 'zod';
+import { FLUXLENS_VERSION } from '../../version.js';
 
 export interface RenderCacheStats {
   hits: number;
@@ -35,8 +36,16 @@ const KEY = /^[0-9a-f]{64}$/;
 /** Writes between two measurements of the folder's size. */
 const MEASURE_EVERY = 64;
 
+/**
+ * A key names the version of fluxlens too: what a build, an export set or a whole render
+ * holds follows from fluxlens's own code as well as from its inputs, so a cache kept across
+ * an upgrade (a volume, a CI cache) is never read by another version.
+ */
 export function renderCacheKey(parts: unknown): string {
-  return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
+  return createHash('sha256')
+    .update(`fluxlens ${FLUXLENS_VERSION}\0`)
+    .update(JSON.stringify(parts))
+    .digest('hex');
 }
 
 /** What a process knows of a folder's size: undefined until measured (or read, see `ready`). */
