@@ -15,6 +15,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { freePort, startOciRegistry } from '../test/support/oci-registry.js';
+import { makeTestCertificate } from '../test/support/tls.js';
+import { serveBothSchemes } from './registry/both-schemes.js';
 import {
   everyReleaseHead,
   git,
@@ -76,6 +78,8 @@ interface Context {
   env: Record<string, string>;
   fluxlens: string[];
   flate: string;
+  /** The certificate flate is to trust for the registry's TLS side. */
+  caFile?: string;
 }
 
 function fluxlensCommand(ctx: Context, cache: string, args: string[], out: string): Command {
@@ -101,7 +105,11 @@ function flateCommand(ctx: Context, cache: string, rev: string, args: string[], 
     '--cache-dir',
     cache,
   ];
-  const env = { ...ctx.env, XDG_CACHE_HOME: join(ctx.env['HOME'] ?? cache, '.cache') };
+  const env: Record<string, string> = {
+    ...ctx.env,
+    XDG_CACHE_HOME: join(ctx.env['HOME'] ?? cache, '.cache'),
+  };
+  if (ctx.caFile !== undefined) env['SSL_CERT_FILE'] = ctx.caFile;
   const command: Command = {
     file: ctx.flate,
     args: [...args, ...common],
@@ -323,6 +331,11 @@ async function main(): Promise<number> {
   const machine = describeMachine(launcher.describe);
   const registry = await startOciRegistry();
   onCleanUp(() => registry.stop());
+  const certificate = makeTestCertificate();
+  const front = await serveBothSchemes(registry.host, certificate);
+  onCleanUp(() => front.close());
+  ctx.caFile = join(work, 'registry-ca.pem');
+  writeFileSync(ctx.caFile, certificate.cert);
   const refs = [...chartRefs(clone, base), ...chartRefs(clone, fullPr)];
   log(
     `pushed ${await pushStubCharts(refs, registry.host, work, env)} stub charts to ${registry.host}`,
@@ -330,7 +343,7 @@ async function main(): Promise<number> {
   const heads = { base, pr: fullPr, component, runs: Number(FLAGS.flag('runs')) };
   const samples: Sample[] = [];
   for (const mode of FLAGS.flag('modes').split(',') as Mode[]) {
-    const host = mode === 'reachable' ? registry.host : `127.0.0.1:${await freePort()}`;
+    const host = mode === 'reachable' ? front.host : `127.0.0.1:${await freePort()}`;
     samples.push(...(await runMode(ctx, mode, host, heads)));
   }
   finishMachine(machine);
