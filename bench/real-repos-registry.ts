@@ -14,6 +14,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
+import * as prettier from 'prettier';
 import { freePort, startOciRegistry } from '../test/support/oci-registry.js';
 import { makeTestCertificate } from '../test/support/tls.js';
 import { serveBothSchemes } from './registry/both-schemes.js';
@@ -352,7 +353,6 @@ async function main(): Promise<number> {
   const out = resolve(FLAGS.flag('out'));
   mkdirSync(out, { recursive: true });
   const md = markdown(samples, title, machine);
-  writeFileSync(join(out, 'real-repos-registry.md'), md);
   const json = {
     repository: name,
     pr: fullPr,
@@ -362,7 +362,14 @@ async function main(): Promise<number> {
     machine,
     samples,
   };
-  writeFileSync(join(out, 'real-repos-registry.json'), `${JSON.stringify(json, null, 2)}\n`);
+  // Formatted as the repository's prettier settings say: the results are committed.
+  for (const [file, text] of [
+    [join(out, 'real-repos-registry.md'), md],
+    [join(out, 'real-repos-registry.json'), JSON.stringify(json)],
+  ] as const) {
+    const options = (await prettier.resolveConfig(file)) ?? {};
+    writeFileSync(file, await prettier.format(text, { ...options, filepath: file }));
+  }
   process.stdout.write(md);
   return 0;
 }
