@@ -10,7 +10,10 @@ import {
   compareStrings,
   type ChangedFiles,
   type IgnoreRule,
+  type ProducerRef,
+  producerKey,
   type RenderedCluster,
+  toRef,
 } from '../model/index.js';
 import { ignoreRuleOf } from '../render/index.js';
 
@@ -39,8 +42,25 @@ export function accountFiles(
     if (rule) files.excluded.push({ path, pattern: rule.pattern, from: rule.from });
     else files.unread.push(path);
   }
+  if (files.unread.length > 0) {
+    const unrendered = notRendered(sides);
+    if (unrendered.length > 0) files.unrendered = unrendered;
+  }
   if (unknown.length > 0) files.approximated = APPROXIMATED;
   return files;
+}
+
+/** The producers of either side that did not render, once each, with why. */
+function notRendered(
+  sides: readonly RenderedCluster[],
+): Array<{ producer: ProducerRef; reason: string }> {
+  const byKey = new Map<string, { producer: ProducerRef; reason: string }>();
+  for (const p of sides.flatMap((s) => s.producers)) {
+    const reason = p.skipped ?? p.error;
+    const key = producerKey(p);
+    if (reason !== undefined && !byKey.has(key)) byKey.set(key, { producer: toRef(p), reason });
+  }
+  return [...byKey.entries()].sort(([a], [b]) => compareStrings(a, b)).map(([, entry]) => entry);
 }
 
 /** The rule of the first render whose every artifact of the repository leaves `path` out. */

@@ -59,6 +59,12 @@ export interface ChangedFiles {
   /** The rule that leaves each out: its pattern, and where it is written (IgnoreRule.from). */
   excluded: Array<{ path: string; pattern: string; from: string }>;
   unread: string[];
+  /**
+   * With `unread`: the producers that were not rendered (skipped, or failed), so what they
+   * read is unknown; one of them may read those files. Sorted by producer; absent when
+   * `unread` is empty or every producer rendered.
+   */
+  unrendered?: Array<{ producer: ProducerRef; reason: string }>;
   /** Set when a render could not say what it read (flux-local): how `read` was told instead. */
   approximated?: string;
 }

@@ -4,7 +4,12 @@
  * changed files nothing fluxlens renders reads, and, folded away, those an ignore rule
  * leaves out of the repository's artifact. Bounded: a long list ends with "… and N more".
  */
-import { type AnalysisResult, plural } from '../model/index.js';
+import {
+  type AnalysisResult,
+  type ChangedFiles,
+  plural,
+  type ProducerRef,
+} from '../model/index.js';
 import { codeName, markdownLine } from './escape-markdown.js';
 
 const DETAILS_CLOSE = '</details>\n\n';
@@ -24,6 +29,7 @@ export function renderMarkdownUnrendered(result: AnalysisResult, budget: number)
   if (files.unread.length > 0) {
     const rows = files.unread.map((path) => `- ${codeName(path)}\n`);
     text += bounded('#### Read by nothing fluxlens renders\n\n', rows, budget - text.length, '');
+    text += fits(unrenderedNote(files.unrendered ?? []), budget - text.length);
   }
   if (files.approximated !== undefined)
     text += `Files read were told approximately: ${markdownLine(files.approximated)}.\n\n`;
@@ -56,4 +62,29 @@ function bounded(header: string, rows: string[], budget: number, close: string):
 
 function fits(text: string, budget: number): string {
   return text.length <= budget ? text : '';
+}
+
+/** Producers that did not render may read those files: the first few, with why. */
+function unrenderedNote(unrendered: NonNullable<ChangedFiles['unrendered']>): string {
+  if (unrendered.length === 0) return '';
+  const shown = unrendered
+    .slice(0, UNRENDERED_SHOWN)
+    .map((u) => `- ${codeName(producerLabel(u.producer))}: ${markdownLine(clip(u.reason))}\n`);
+  const rest = unrendered.length - shown.length;
+  const more = rest > 0 ? `- … and ${rest} more\n` : '';
+  const they = unrendered.length === 1 ? 'it reads' : 'they read';
+  const intro = `${plural(unrendered.length, 'producer')} did not render, so what ${they} is unknown and may include these files:\n\n`;
+  return `${intro}${shown.join('')}${more}\n`;
+}
+
+const UNRENDERED_SHOWN = 5;
+/** Characters of a reason shown; the errors list has the whole message. */
+const REASON_CHARS = 200;
+
+function producerLabel(ref: ProducerRef): string {
+  return `${ref.kind}/${ref.namespace}/${ref.name}`;
+}
+
+function clip(text: string): string {
+  return text.length <= REASON_CHARS ? text : `${text.slice(0, REASON_CHARS - 1)}…`;
 }

@@ -42,6 +42,37 @@ describe('the changed files of a review', () => {
     });
   });
 
+  it('name the producers that did not render beside files read by nothing: one of them may read them', () => {
+    const skipped = producer('tenants', {
+      skipped:
+        'source OCIRepository/flux-system/flux-system is not this repository and is not mapped',
+    });
+    const failed = producer('infra', { error: 'kustomize build failed' });
+    const base = cluster({
+      producers: [producer('apps'), skipped, failed],
+      reads: { files: [], ignore: [] },
+    });
+    const head = cluster({
+      producers: [producer('apps'), skipped],
+      reads: { files: [], ignore: [] },
+    });
+    const files = accountFiles(['tenants/apps.yaml'], [base, head]);
+    expect(files.unread).toEqual(['tenants/apps.yaml']);
+    expect(files.unrendered).toEqual([
+      {
+        producer: { kind: 'Kustomization', namespace: 'flux-system', name: 'infra' },
+        reason: 'kustomize build failed',
+      },
+      {
+        producer: { kind: 'Kustomization', namespace: 'flux-system', name: 'tenants' },
+        reason:
+          'source OCIRepository/flux-system/flux-system is not this repository and is not mapped',
+      },
+    ]);
+    const read = cluster({ producers: [skipped], reads: { files: ['apps/a.yaml'], ignore: [] } });
+    expect(accountFiles(['apps/a.yaml'], [read]).unrendered).toBeUndefined();
+  });
+
   it('are left out only when every artifact of the repository leaves them out', () => {
     const reads = { files: [], ignore: [RULES, RULES.slice(0, 1)] };
     expect(accountFiles(['docs/guide.md'], [cluster({ reads })]).unread).toEqual(['docs/guide.md']);

@@ -30,6 +30,32 @@ describe('the files section of the PR comment', () => {
     );
   });
 
+  it('names the producers that did not render as what may read those files', () => {
+    const result = withFiles(['tenants/apps.yaml']);
+    const producer = (name: string) => ({
+      kind: 'Kustomization' as const,
+      namespace: 'flux-system',
+      name,
+    });
+    result.files!.unrendered = [
+      ...Array.from({ length: 6 }, (_, i) => ({
+        producer: producer(`app-${i}`),
+        reason: 'source not found',
+      })),
+      {
+        producer: producer('tenants'),
+        reason: `source OCIRepository/flux-system/flux-system is not mapped ${'x'.repeat(300)}`,
+      },
+    ];
+    const markdown = renderMarkdown(result);
+    expect(markdown).toContain(
+      '- `tenants/apps.yaml`\n\n7 producers did not render, so what they read is unknown and may include these files:\n\n- `Kustomization/flux-system/app-0`: source not found\n',
+    );
+    expect(markdown).toContain('- … and 2 more\n');
+    expect(markdown).not.toContain('tenants`: source');
+    expect(parseAnalysisResult(renderJson(result))).toEqual(result);
+  });
+
   it('names the cluster whose folder nothing applies, and on which side', () => {
     expect(renderMarkdown(withFiles([]))).toContain(
       'Nothing in the repository applies `clusters/prod` (at head): it is rendered as `flux bootstrap` applies it, by the Kustomization `flux-system/flux-system`.',
