@@ -7,7 +7,7 @@
 // not depend on what tsc emitted.
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import { URL } from 'node:url';
+import { fileURLToPath, URL } from 'node:url';
 import { defineConfig } from 'rolldown';
 
 /**
@@ -28,6 +28,9 @@ const EXTERNAL = [
  * package.json's build copies them beside tsc's output.
  */
 const RUNTIME_FOLDERS = ['src/queue/lua'];
+
+/** Our own modules, as rolldown names them (absolute paths). */
+const SOURCES = fileURLToPath(new URL('src/', import.meta.url));
 
 /** @type {import('rolldown').Plugin} */
 const runtimeFiles = {
@@ -51,6 +54,12 @@ export default defineConfig({
   // Deep imports too: BullMQ requires ioredis/built/utils.
   external: EXTERNAL.map((name) => new RegExp(`^${name}(/|$)`)),
   plugins: [runtimeFiles],
+  treeshake: {
+    // Our modules only declare on load (nothing registers itself, patches or listens), so one
+    // whose exports a chunk does not use is left out with its imports: the Action's sticky
+    // comment comes through review/index.ts without the review processor's BullMQ and Redis.
+    moduleSideEffects: (id, external) => external || !id.startsWith(SOURCES),
+  },
   onLog(level, log, handler) {
     // Bottleneck evals `require` only to reach Redis for its clustering datastore; the
     // GitHub client paces with local Bottleneck groups.
