@@ -1,13 +1,13 @@
 // The CLI as one bundle, packages included: with tsc's output, Node spends most of the
 // start-up of `fluxlens render`/`diff` resolving ~300 modules of ours and the packages' module
 // graphs, not compiling them. bin/fluxlens.js loads dist/cli/index.js (tsc's dist/src/ when it
-// is absent); serve and the worker (workers/) stay on tsc's output. action is imported
-// dynamically by src/cli/main.ts, so it becomes a chunk of its own: render/diff never load
-// BullMQ or Octokit. Built from src/ (isolatedModules makes a file-by-file compile exact), so it does
-// not depend on what tsc emitted.
+// is absent); serve and the worker (workers/) stay on tsc's output. src/cli/main.ts imports
+// each command dynamically, so each is a chunk of its own: --version and --help load no
+// package, render and diff not the Action's Octokit. Built from src/ (isolatedModules makes a
+// file-by-file compile exact), so it does not depend on what tsc emitted.
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import { URL } from 'node:url';
+import { fileURLToPath, URL } from 'node:url';
 import { defineConfig } from 'rolldown';
 
 /**
@@ -29,6 +29,9 @@ const EXTERNAL = [
  */
 const RUNTIME_FOLDERS = ['src/queue/lua'];
 
+/** Our own modules, as rolldown names them (absolute paths). */
+const SOURCES = fileURLToPath(new URL('src/', import.meta.url));
+
 /** @type {import('rolldown').Plugin} */
 const runtimeFiles = {
   name: 'runtime-files',
@@ -43,6 +46,31 @@ const runtimeFiles = {
   },
 };
 
+/**
+ * Node's built-in modules as `process.getBuiltinModule` gives them, not through `import`: an
+ * import makes Node build the module's ESM namespace, which reads every export, and node:http's
+ * lazy WebSocket and fetch exports then load undici (~35 ms of each render or diff, which use
+ * neither), node:fs's streams load readline. Each import of a builtin at the top of a chunk
+ * becomes a const that reads the same values before the chunk's code runs; no chunk imports
+ * another that imports it back, so none reads them before they are set.
+ */
+/** @type {import('rolldown').Plugin} */
+const builtinsWithoutNamespaces = {
+  name: 'builtins-without-namespaces',
+  renderChunk(code) {
+    const rewritten = code.replace(
+      /^import (?:([\w$]+)(?:, )?)?(?:\{ ([^}]*) \})? from "(node:[\w/]+)";$/gm,
+      (_, name, names, id) => {
+        const module = `globalThis.process.getBuiltinModule(${JSON.stringify(id)})`;
+        const bindings = names?.replaceAll(' as ', ': ');
+        if (name === undefined) return `const { ${bindings} } = ${module};`;
+        return `const ${name} = ${module};${bindings ? ` const { ${bindings} } = ${name};` : ''}`;
+      },
+    );
+    return { code: rewritten, map: null };
+  },
+};
+
 export default defineConfig({
   input: { index: 'src/cli/index.ts' },
   platform: 'node',
@@ -50,7 +78,13 @@ export default defineConfig({
   transform: { target: 'node24' },
   // Deep imports too: BullMQ requires ioredis/built/utils.
   external: EXTERNAL.map((name) => new RegExp(`^${name}(/|$)`)),
-  plugins: [runtimeFiles],
+  plugins: [runtimeFiles, builtinsWithoutNamespaces],
+  treeshake: {
+    // Our modules only declare on load (nothing registers itself, patches or listens), so one
+    // whose exports a chunk does not use is left out with its imports: the Action's sticky
+    // comment comes through review/index.ts without the review processor's BullMQ and Redis.
+    moduleSideEffects: (id, external) => external || !id.startsWith(SOURCES),
+  },
   onLog(level, log, handler) {
     // Bottleneck evals `require` only to reach Redis for its clustering datastore; the
     // GitHub client paces with local Bottleneck groups.

@@ -4,8 +4,19 @@
 // everything else, their help included, is the CLI. The CLI is the bundle of
 // rolldown.config.js, which starts in a fraction of the time tsc's hundreds of modules take;
 // a build that ran tsc alone still runs, from tsc's output.
-import { existsSync } from 'node:fs';
+import { enableCompileCache } from 'node:module';
 import { URL } from 'node:url';
+
+// Not imported: the ESM namespace of node:fs reads its lazy stream exports, which load
+// modules --version never uses (rolldown.config.js reads the bundle's built-ins the same way).
+const { existsSync } = process.getBuiltinModule('node:fs');
+
+// V8's compiled code of what loads below (the CLI's chunks, tsc's output for serve and the
+// worker) kept between runs, so a run does not compile the bundle's megabytes again. Node's
+// folder: NODE_COMPILE_CACHE, else node-compile-cache in the temporary folder;
+// NODE_DISABLE_COMPILE_CACHE=1 turns it off. A folder that cannot be written (a read-only
+// image without /tmp) only costs the cache: Node reports it in the result, which is ignored.
+enableCompileCache();
 
 const [command, ...rest] = process.argv.slice(2);
 const help = rest.includes('--help') || rest.includes('-h');

@@ -21,7 +21,7 @@ import {
   writeOutputs,
 } from './action-files.js';
 import { analyzeCheckout, parseDiffArgs } from './diff-command.js';
-import { parseFlags } from './flags.js';
+import { parseFlags } from './parse-flags.js';
 import type { CliIO } from './io.js';
 import { usageOf } from './usage.js';
 

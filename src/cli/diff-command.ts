@@ -18,13 +18,13 @@ import {
   engineName,
   entryPaths,
   oneOf,
-  parseFlags,
   RENDER_OPTIONS,
   renderMachine,
   renderOptions,
   sourceMappings,
 } from './flags.js';
 import type { CliIO } from './io.js';
+import { parseFlags } from './parse-flags.js';
 import { usageOf } from './usage.js';
 
 const FORMATS = ['markdown', 'json', 'text', 'html'] as const;

@@ -10,10 +10,8 @@ import {
   shutdownOnSignals,
 } from '../shutdown.js';
 import { FLUXLENS_VERSION } from '../version.js';
-import { diffCommand } from './diff-command.js';
-import { parseFlags } from './flags.js';
 import type { CliIO } from './io.js';
-import { renderCommand } from './render-command.js';
+import { parseFlags } from './parse-flags.js';
 import { nearest } from './suggest.js';
 import { USAGE, usageOf } from './usage.js';
 
@@ -60,9 +58,11 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       io.stdout(`${FLUXLENS_VERSION}\n`);
       return 0;
     }
-    if (command === 'render') return await renderCommand(rest, io);
-    if (command === 'diff') return await diffCommand(rest, io);
-    // The Action loads Octokit: not for render or diff.
+    // Each command loads what it runs on when it runs: --version and --help load none of
+    // it, render and diff not the Action's Octokit.
+    if (command === 'render')
+      return await (await import('./render-command.js')).renderCommand(rest, io);
+    if (command === 'diff') return await (await import('./diff-command.js')).diffCommand(rest, io);
     if (command === 'action')
       return await (await import('./action-command.js')).actionCommand(rest, io);
     // bin/fluxlens.js runs serve and worker as processes of their own (workers/); here only

@@ -13,13 +13,13 @@ import {
   engineName,
   entryPath,
   entryPaths,
-  parseFlags,
   RENDER_OPTIONS,
   renderMachine,
   renderOptions,
   sourceMappings,
 } from './flags.js';
 import type { CliIO } from './io.js';
+import { parseFlags } from './parse-flags.js';
 import { usageOf } from './usage.js';
 
 function parseRenderArgs(args: string[]) {

@@ -246,21 +246,37 @@ function packagesLoadedBy(dir: string, chunk: string, seen = new Set<string>()):
 }
 
 describe('the bundle', () => {
-  it('holds the packages render and diff use, and none of the service', () => {
+  it('loads the packages of a command only when it runs, and none of the service', () => {
     const dir = join(install, 'dist', 'cli');
-    const atStart = packagesLoadedBy(dir, 'index.js');
     const chunks = readdirSync(dir).filter((file) => file.endsWith('.js'));
+    const commandChunk = (command: string) => {
+      const chunk = chunks.find((file) => file.startsWith(`${command}-command-`));
+      if (chunk === undefined) throw new Error(`no chunk of ${command} in ${chunks.join(', ')}`);
+      return chunk;
+    };
+    // --version and --help: the entry and what it imports statically.
+    expect([...packagesLoadedBy(dir, 'index.js')]).toEqual([]);
+    for (const command of ['diff', 'render']) {
+      const loaded = packagesLoadedBy(dir, commandChunk(command));
+      expect([...loaded]).toEqual(expect.arrayContaining(['yaml', 'zod', 'execa', 'semver']));
+      for (const service of ['fastify', 'bullmq', '@octokit/rest', 'pino', 'prom-client']) {
+        expect(loaded.has(service), `${command}: ${service}`).toBe(false);
+      }
+    }
+    // The Action writes its comment through Octokit; the queue and Redis are the service's.
+    const action = packagesLoadedBy(dir, commandChunk('action'));
+    expect([...action]).toEqual(expect.arrayContaining(['@octokit/rest']));
+    expect(action.has('bullmq'), 'bullmq').toBe(false);
     const all = new Set(chunks.flatMap((chunk) => [...packagesLoadedBy(dir, chunk)]));
-    expect([...atStart]).toEqual(expect.arrayContaining(['yaml', 'zod', 'execa', 'semver']));
-    expect([...all]).toEqual(expect.arrayContaining(['bullmq', '@octokit/rest']));
     // The HTTP server and its logs are serve's and the worker's, which run from tsc's output.
     for (const name of ['fastify', 'pino']) expect(all.has(name), name).toBe(false);
-    for (const service of ['fastify', 'bullmq', '@octokit/rest', 'pino', 'prom-client']) {
-      expect(atStart.has(service), service).toBe(false);
-    }
     // Loaded from node_modules: they find files next to themselves (rolldown.config.js).
     for (const external of ['ioredis', 'msgpackr-extract']) {
       expect(all.has(external), external).toBe(false);
+    }
+    // Nor imported from there.
+    for (const chunk of chunks) {
+      expect(readFileSync(join(dir, chunk), 'utf8'), chunk).not.toMatch(/^import "ioredis";$/m);
     }
   });
   it("carries the queue's Lua scripts beside its chunks, which read them when they load", () => {
