@@ -50,12 +50,18 @@ export function accountFiles(
   return files;
 }
 
-/** The producers of either side that did not render, once each, with why. */
+/**
+ * The producers of either side that did not render and could have read repository files,
+ * once each, with why. A HelmRelease reads them only from a chart in a GitRepository or
+ * Bucket: one from a chart registry reads none, and one whose source the render did not
+ * record is left out rather than listed as a likely reader.
+ */
 function notRendered(
   sides: readonly RenderedCluster[],
 ): Array<{ producer: ProducerRef; reason: string }> {
   const byKey = new Map<string, { producer: ProducerRef; reason: string }>();
   for (const p of sides.flatMap((s) => s.producers)) {
+    if (p.kind === 'HelmRelease' && !/^(GitRepository|Bucket)\//.test(p.source)) continue;
     const reason = p.skipped ?? p.error;
     const key = producerKey(p);
     if (reason !== undefined && !byKey.has(key)) byKey.set(key, { producer: toRef(p), reason });

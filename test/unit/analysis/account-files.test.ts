@@ -48,8 +48,13 @@ describe('the changed files of a review', () => {
         'source OCIRepository/flux-system/flux-system is not this repository and is not mapped',
     });
     const failed = producer('infra', { error: 'kustomize build failed' });
+    const fromRegistry = producer('podinfo', {
+      kind: 'HelmRelease',
+      source: 'OCIRepository/podinfo/podinfo',
+      error: 'chart unavailable',
+    });
     const base = cluster({
-      producers: [producer('apps'), skipped, failed],
+      producers: [producer('apps'), skipped, failed, fromRegistry],
       reads: { files: [], ignore: [] },
     });
     const head = cluster({
