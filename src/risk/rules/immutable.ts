@@ -223,7 +223,7 @@ function check(ctx: RiskContext): Draft[] {
       const stuck =
         ref.kind === 'HelmRelease'
           ? `the upgrade of HelmRelease ${ref.namespace}/${ref.name} fails`
-          : `Kustomization ${ref.namespace}/${ref.name} fails to apply`;
+          : `${ref.kind} ${ref.namespace}/${ref.name} fails to apply`;
       drafts.push({
         rule: 'immutable-field-changed',
         subject,

@@ -5,7 +5,7 @@
  * the apply.
  */
 import { describe, expect, it } from 'vitest';
-import { findingsOf, fired, obj, type Scenario } from './scenario.js';
+import { findingsOf, fired, obj, place, producer, type Scenario } from './scenario.js';
 
 function pod(spec: Record<string, unknown> = {}, annotations: Record<string, string> = {}) {
   return obj(
@@ -108,6 +108,21 @@ describe('immutable fields of a bare Pod', () => {
     );
     expect(finding?.message).toBe(
       'Pod web/debug changes spec.containers, spec.nodeSelector, which Kubernetes refuses to update: Kustomization flux-system/apps fails to apply until the object is deleted by hand.',
+    );
+  });
+
+  it('names the ResourceSet that applies the object as what fails to apply', () => {
+    const tenants = { kind: 'ResourceSet' as const, namespace: 'flux-system', name: 'tenants' };
+    const placed = (spec: Record<string, unknown>) => place(pod(spec), { producer: tenants });
+    const scenario: Scenario = {
+      base: [placed({})],
+      head: [placed({ containers: shell({ command: ['true'] }) })],
+      baseProducers: [producer(tenants)],
+      headProducers: [producer(tenants)],
+    };
+    const [finding] = findingsOf(scenario, 'immutable-field-changed');
+    expect(finding?.message).toContain(
+      'which Kubernetes refuses to update: ResourceSet flux-system/tenants fails to apply until the object is deleted by hand.',
     );
   });
 });
