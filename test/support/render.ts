@@ -13,6 +13,7 @@ import {
   type EngineName,
   type RenderMachine,
   RenderOptions,
+  type SourceMapping,
 } from '../../src/render/index.js';
 import { ToolRunner } from '../../src/tool-runner.js';
 import { fluxLocalFixtures } from './paths.js';
@@ -69,7 +70,12 @@ export async function analyzeBranches(
   repoDir: string,
   base: string,
   head: string,
-  overrides: { render?: RenderOptions; engine?: EngineName; machine?: RenderMachine } = {},
+  overrides: {
+    render?: RenderOptions;
+    engine?: EngineName;
+    machine?: RenderMachine;
+    sources?: SourceMapping[];
+  } = {},
 ): Promise<AnalysisResult> {
   const { result } = await analyze(
     {
@@ -79,7 +85,7 @@ export async function analyzeBranches(
       paths: ['clusters/prod'],
       engine: overrides.engine ?? 'builtin',
       render: overrides.render ?? testRenderOptions,
-      sources: [],
+      sources: overrides.sources ?? [],
     },
     { runner: testRunner(), machine: overrides.machine ?? testMachine, now: () => 0 },
   );

@@ -28,6 +28,7 @@ import {
 import type { EngineDeps, RenderEngine, RenderProgress, RenderRequest } from '../engine.js';
 import { Producers } from './producers.js';
 import { accountReads } from './cluster-reads.js';
+import { revisionMappings } from './revision-mappings.js';
 import {
   mapLimit,
   materializeFiles,
@@ -155,7 +156,8 @@ export class BuiltinEngine implements RenderEngine {
   ): Promise<ProducerBuildDeps> {
     const { workspace, repoRoot, lacking } = where;
     const { lookup, secretKeys } = objects;
-    const { repoUrl, sources: mappings } = request;
+    const { repoUrl } = request;
+    const mappings = await revisionMappings(request, repoRoot);
     const generators = (ns: string) => objects.objectsOfKind('ArtifactGenerator', ns);
     const sources = new Sources(
       workspace,
