@@ -165,17 +165,21 @@ function findingsSection(lines: FindingLine[], budget: number): string {
   return `${text}${omittedFindingsLine(omitted)}\n`;
 }
 
-/** As many rows as fit in `budget`, then a row saying how many were left out. */
-function listSection(
+/**
+ * As many rows as fit in `budget`, then a row saying how many were left out, then `close`
+ * (what ends a folded list); nothing when not even that fits.
+ */
+export function listSection(
   header: string,
   rows: string[],
   budget: number,
   more: (n: number) => string,
+  close = '',
 ): string {
   if (rows.length === 0) return '';
-  const full = `${header}${rows.join('')}\n`;
+  const full = `${header}${rows.join('')}\n${close}`;
   if (full.length <= budget) return full;
-  const reserve = more(rows.length).length + 1;
+  const reserve = more(rows.length).length + 1 + close.length;
   let text = header;
   let shown = 0;
   for (const row of rows) {
@@ -184,7 +188,7 @@ function listSection(
     shown += 1;
   }
   if (text.length + reserve > budget) return '';
-  return `${text}${more(rows.length - shown)}\n`;
+  return `${text}${more(rows.length - shown)}\n${close}`;
 }
 
 function clusterRows(result: AnalysisResult): string[] {

@@ -11,6 +11,7 @@ import {
   type ProducerRef,
 } from '../model/index.js';
 import { codeName, markdownLine } from './escape-markdown.js';
+import { listSection } from './markdown-summary.js';
 
 const DETAILS_CLOSE = '</details>\n\n';
 
@@ -28,7 +29,12 @@ export function renderMarkdownUnrendered(result: AnalysisResult, budget: number)
   if (files === undefined) return fits(text, budget);
   if (files.unread.length > 0) {
     const rows = files.unread.map((path) => `- ${codeName(path)}\n`);
-    text += bounded('#### Read by nothing fluxlens renders\n\n', rows, budget - text.length, '');
+    text += listSection(
+      '#### Read by nothing fluxlens renders\n\n',
+      rows,
+      budget - text.length,
+      moreFiles,
+    );
     text += fits(unrenderedNote(files.unrendered ?? []), budget - text.length);
   }
   if (files.approximated !== undefined)
@@ -38,26 +44,14 @@ export function renderMarkdownUnrendered(result: AnalysisResult, budget: number)
     const rows = files.excluded.map(
       (f) => `- ${codeName(f.path)}: ${codeName(f.pattern)} (${markdownLine(f.from)})\n`,
     );
-    text += bounded(summary, rows, budget - text.length, DETAILS_CLOSE);
+    text += listSection(summary, rows, budget - text.length, moreFiles, DETAILS_CLOSE);
   }
   return fits(text, budget);
 }
 
-/** The rows that fit, then a row counting the rest; nothing when not even that fits. */
-function bounded(header: string, rows: string[], budget: number, close: string): string {
-  const full = `${header}${rows.join('')}\n${close}`;
-  if (full.length <= budget) return full;
-  const more = (n: number) => `- … and ${plural(n, 'more file')}\n`;
-  const reserve = more(rows.length).length + 1 + close.length;
-  let text = header;
-  let shown = 0;
-  for (const row of rows) {
-    if (text.length + row.length + reserve > budget) break;
-    text += row;
-    shown += 1;
-  }
-  if (text.length + reserve > budget) return '';
-  return `${text}${more(rows.length - shown)}\n${close}`;
+/** `- … and N more files` */
+function moreFiles(n: number): string {
+  return `- … and ${plural(n, 'more file')}\n`;
 }
 
 function fits(text: string, budget: number): string {
