@@ -4,7 +4,7 @@
  * sources through tsx when asked; flate and flux-local from the tools folder when there.
  */
 import { execFileSync } from 'node:child_process';
-import { accessSync, constants, existsSync, mkdirSync, symlinkSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -71,8 +71,10 @@ export function buildFluxlens(dist: string, log: (line: string) => void): Fluxle
   }
   const cli = join(out, 'index.js');
   if (!existsSync(cli)) throw new Error(`no CLI in the build at ${cli}`);
-  if (!existsSync(join(dist, 'node_modules')))
-    symlinkSync(join(ROOT, 'node_modules'), join(dist, 'node_modules'));
+  // Made anew each time: a link left by another checkout may point anywhere, or nowhere.
+  const modules = join(dist, 'node_modules');
+  rmSync(modules, { force: true });
+  symlinkSync(join(ROOT, 'node_modules'), modules);
   return fromModule(cli, `node ${out}`);
 }
 
