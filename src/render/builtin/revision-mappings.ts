@@ -6,7 +6,7 @@
  * have pushed them. A render of the work tree itself (no revision) reads it as it is.
  */
 import { realpath } from 'node:fs/promises';
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { RenderRequest } from '../engine.js';
 import type { SourceMapping } from '../source-mapping.js';
 
@@ -20,7 +20,7 @@ export async function revisionMappings(
   return Promise.all(
     mappings.map(async (m) => {
       const inside = relative(top, await real(m.dir));
-      if (inside === '..' || inside.startsWith(`..${'/'}`) || isAbsolute(inside)) return m;
+      if (inside === '..' || inside.startsWith(`..${sep}`) || isAbsolute(inside)) return m;
       return { ...m, dir: join(revisionRoot, inside) };
     }),
   );
