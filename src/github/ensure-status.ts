@@ -22,7 +22,7 @@ export async function ensureStatus(ctx: WriterContext, input: StatusInput): Prom
     sha: input.sha,
     state: input.state,
     description: clipDescription(input.description),
-    context: input.context ?? 'fluxlens',
+    context: input.context,
     ...(input.targetUrl === undefined ? {} : { target_url: input.targetUrl }),
   });
 }

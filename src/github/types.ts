@@ -42,8 +42,8 @@ export interface StatusInput extends RepoRef {
   /** Clipped to GitHub's 140 characters. */
   description: string;
   targetUrl?: string;
-  /** Defaults to `fluxlens`. */
-  context?: string;
+  /** The status's name on the commit; the caller names it, as it names a check run. */
+  context: string;
 }
 
 export interface CommentTarget extends RepoRef {

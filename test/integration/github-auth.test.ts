@@ -41,9 +41,13 @@ describe('GitHub App credentials', () => {
     const writer = client.forInstallation(INSTALLATION_ID);
     await writer.getPull({ ...REPO, pullNumber: 7 });
     await writer.ensureCheckRun({ ...REPO, headSha: HEAD_SHA, name: NAME, status: 'in_progress' });
-    await client
-      .forInstallation(INSTALLATION_ID)
-      .ensureStatus({ ...REPO, sha: HEAD_SHA, state: 'pending', description: 'Rendering' });
+    await client.forInstallation(INSTALLATION_ID).ensureStatus({
+      ...REPO,
+      sha: HEAD_SHA,
+      state: 'pending',
+      description: 'Rendering',
+      context: 'fluxlens',
+    });
     const gitToken = await client.installationToken(INSTALLATION_ID);
 
     expect(gitToken).toMatch(/^ghs_/);
@@ -115,9 +119,13 @@ describe('personal access token', () => {
 
     await expect(client.verifyCredentials()).resolves.toBe('ci-bot');
     await expect(client.installationToken()).resolves.toBe(USER_TOKEN);
-    await client
-      .forInstallation()
-      .ensureStatus({ ...REPO, sha: HEAD_SHA, state: 'success', description: 'No changes' });
+    await client.forInstallation().ensureStatus({
+      ...REPO,
+      sha: HEAD_SHA,
+      state: 'success',
+      description: 'No changes',
+      context: 'fluxlens',
+    });
 
     expect(emulator.requests().map((r) => r.auth)).toEqual(['pat', 'pat']);
     expect(emulator.state().statuses).toMatchObject([
@@ -135,9 +143,13 @@ describe('personal access token', () => {
     };
 
     await client.verifyCredentials();
-    await client
-      .forInstallation()
-      .ensureStatus({ ...REPO, sha: HEAD_SHA, state: 'success', description: 'No changes' });
+    await client.forInstallation().ensureStatus({
+      ...REPO,
+      sha: HEAD_SHA,
+      state: 'success',
+      description: 'No changes',
+      context: 'fluxlens',
+    });
 
     const agents = emulator.requests().map((r) => r.userAgent.split(' ')[0]);
     expect(agents).toEqual(Array(2).fill(`fluxlens/${manifest.version}`));

@@ -169,7 +169,7 @@ describe('ensureCheckRun', () => {
 });
 
 describe('ensureStatus', () => {
-  it('posts the fluxlens status with the description clipped to 140 characters', async () => {
+  it('posts the status under the context it is given, the description clipped to 140 characters', async () => {
     const { emulator, client } = await appFixture();
     emulator.expect('POST', `/repos/acme/gitops/statuses/${HEAD_SHA}`);
 
@@ -179,6 +179,7 @@ describe('ensureStatus', () => {
       state: 'failure',
       description: `Danger: ${'a deleted PersistentVolumeClaim, '.repeat(10)}`,
       targetUrl: 'https://fluxlens.example/reports/1',
+      context: 'fluxlens',
     });
 
     const [status] = emulator.state().statuses;

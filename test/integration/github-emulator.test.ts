@@ -45,9 +45,13 @@ describe('the GitHub emulator', () => {
     fixture = await startAppFixture();
     fixture.emulator.expect('POST', `/app/installations/${INSTALLATION_ID}/access_tokens`);
     fixture.emulator.expect('POST', `/repos/acme/gitops/statuses/${HEAD_SHA}`);
-    await fixture.client
-      .forInstallation(INSTALLATION_ID)
-      .ensureStatus({ ...REPO, sha: HEAD_SHA, state: 'pending', description: 'Rendering' });
+    await fixture.client.forInstallation(INSTALLATION_ID).ensureStatus({
+      ...REPO,
+      sha: HEAD_SHA,
+      state: 'pending',
+      description: 'Rendering',
+      context: 'fluxlens',
+    });
     const token = await fixture.client.installationToken(INSTALLATION_ID);
 
     const res = await fetch(`${fixture.emulator.url}/__emulator/state`);
