@@ -7,7 +7,10 @@
  * base warm for both tools: one-file (the PR plus a comment line, a head never seen), no-op
  * (the same diff again), shared-component (a label on one component file), every-release
  * (a value added to every HelmRelease). No network: the clone is local, the charts are made
- * here. Writes bench/results/real-repos-registry.md and .json.
+ * here. flux-local, when installed, is a third contestant in the scenarios `--flux-local`
+ * names: it has no cache and renders both trees whole (`diff ks`, then `diff hr`), so it runs
+ * once per scenario and its time is the sum of both. Writes
+ * bench/results/real-repos-registry.md and .json.
  * Exit code 0: the run finished (targets are read from the table); 2: it failed.
  */
 import { execFileSync } from 'node:child_process';
@@ -43,6 +46,10 @@ const FLAGS = benchFlags(
     component: [undefined, 'a component file many Kustomizations use (shared-component)'],
     modes: ['reachable,unreachable', 'registry modes to run'],
     runs: ['1', 'timed runs of each tool per scenario'],
+    'flux-local': [
+      'one-file',
+      'scenarios flux-local runs in (comma list, or none); skipped when it is not installed',
+    ],
     out: [join(import.meta.dirname, 'results'), 'where real-repos-registry.md and .json go'],
     dist: [DEFAULT_DIST, "where fluxlens's CLI bundle is built"],
     keep: ['no', '`yes` keeps the work folder (clone, outputs, caches) and prints its path'],
@@ -51,7 +58,7 @@ const FLAGS = benchFlags(
 );
 
 type Mode = 'reachable' | 'unreachable';
-type Tool = 'fluxlens' | 'flate';
+type Tool = 'fluxlens' | 'flate' | 'flux-local';
 const SCENARIOS = ['one-file', 'no-op', 'shared-component', 'every-release'] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
@@ -81,6 +88,7 @@ interface Context {
   flate: string;
   /** The certificate flate is to trust for the registry's TLS side. */
   caFile?: string;
+  fluxLocal?: { file: string; scenarios: Set<Scenario> };
 }
 
 function fluxlensCommand(ctx: Context, cache: string, args: string[], out: string): Command {
@@ -121,8 +129,51 @@ function flateCommand(ctx: Context, cache: string, rev: string, args: string[], 
   return command;
 }
 
+/**
+ * flux-local's review of a head: the Kustomizations' diff, then the HelmReleases', each
+ * from the head's work tree against the base's (a second work tree, `baseTree`). One
+ * measurement: the times add up, the peak is the larger; it finishes only if both do.
+ */
+async function measureFluxLocal(
+  ctx: Context,
+  file: string,
+  head: string,
+  baseTree: string,
+  out: string,
+): Promise<{ ms: number; peakBytes: number; exitCode: number | null; stderrTail: string }> {
+  git(ctx.clone, 'checkout', '-q', '--force', '--detach', head);
+  const env: Record<string, string> = { ...ctx.env };
+  // helm, run by flux-local, trusts the registry's TLS side the way flate does.
+  if (ctx.caFile !== undefined) env['SSL_CERT_FILE'] = ctx.caFile;
+  let total = { ms: 0, peakBytes: 0, exitCode: 0 as number | null, stderrTail: '' };
+  for (const what of ['ks', 'hr']) {
+    const args = [
+      'diff',
+      what,
+      '-A',
+      '--path',
+      ctx.entry,
+      '--path-orig',
+      join(baseTree, ctx.entry),
+    ];
+    const m = await measure({ file, args, cwd: ctx.clone, env, stdout: `${out}-${what}` });
+    total = {
+      ms: total.ms + m.ms,
+      peakBytes: Math.max(total.peakBytes, m.peakBytes),
+      exitCode: total.exitCode === 0 ? m.exitCode : total.exitCode,
+      stderrTail: m.exitCode === 0 ? total.stderrTail : m.stderrTail,
+    };
+  }
+  return total;
+}
+
 /** Fills both tools' caches from the base, untimed. */
-async function warm(ctx: Context, caches: Record<Tool, string>, base: string, mode: Mode) {
+async function warm(
+  ctx: Context,
+  caches: Record<'fluxlens' | 'flate', string>,
+  base: string,
+  mode: Mode,
+) {
   const out = join(ctx.work, 'out', `${mode}-warm`);
   const render = ['render', '--repo', ctx.clone, '--rev', base, '--path', ctx.entry];
   const f = await measure(fluxlensCommand(ctx, caches.fluxlens, render, `${out}-fluxlens`));
@@ -134,13 +185,38 @@ async function warm(ctx: Context, caches: Record<Tool, string>, base: string, mo
 
 async function timed(
   ctx: Context,
-  caches: Record<Tool, string>,
-  at: { mode: Mode; scenario: Scenario; run: number; base: string; head: string },
+  caches: Record<'fluxlens' | 'flate', string>,
+  at: {
+    mode: Mode;
+    scenario: Scenario;
+    run: number;
+    base: string;
+    head: string;
+    baseTree?: string;
+  },
 ): Promise<Sample[]> {
   const samples: Sample[] = [];
   const order: Tool[] = at.run % 2 === 0 ? ['fluxlens', 'flate'] : ['flate', 'fluxlens'];
+  const fluxLocal = ctx.fluxLocal;
+  if (fluxLocal?.scenarios.has(at.scenario) && at.run === 0) order.push('flux-local');
   for (const tool of order) {
     const out = join(ctx.work, 'out', `${at.mode}-${at.scenario}-${at.run}-${tool}`);
+    if (tool === 'flux-local') {
+      if (fluxLocal === undefined || at.baseTree === undefined) continue;
+      const m = await measureFluxLocal(ctx, fluxLocal.file, at.head, at.baseTree, out);
+      samples.push({
+        mode: at.mode,
+        scenario: at.scenario,
+        tool,
+        run: at.run,
+        ms: Math.round(m.ms),
+        peakMiB: Math.round(m.peakBytes / 2 ** 20),
+        exitCode: m.exitCode,
+      });
+      const how = m.exitCode === 0 ? '' : `, did not finish: ${m.stderrTail.split('\n').at(-1)}`;
+      log(`  ${at.scenario} flux-local: ${(m.ms / 1000).toFixed(2)} s (exit ${m.exitCode}${how})`);
+      continue;
+    }
     const report = `${out}.json`;
     const command =
       tool === 'fluxlens'
@@ -226,12 +302,18 @@ async function runMode(
     flate: join(ctx.work, 'cache', mode, 'flate'),
   };
   await warm(ctx, caches, base, mode);
+  // flux-local compares two work trees: the base's is a second checkout.
+  let baseTree: string | undefined;
+  if (ctx.fluxLocal !== undefined) {
+    baseTree = join(ctx.work, `base-${mode}`);
+    git(ctx.clone, 'worktree', 'add', '-q', '--detach', baseTree, base);
+  }
   const samples: Sample[] = [];
   for (let run = 0; run < heads.runs; run += 1) {
     const tag = `${mode}-${run}`;
     const onto = (head: string) => withRegistry(ctx.clone, head, base, registry);
     const oneFile = onto(onePrHead(ctx.clone, heads.pr, tag));
-    const at = { mode, run, base };
+    const at = { mode, run, base, ...(baseTree !== undefined ? { baseTree } : {}) };
     samples.push(...(await timed(ctx, caches, { ...at, scenario: 'one-file', head: oneFile })));
     samples.push(...(await timed(ctx, caches, { ...at, scenario: 'no-op', head: oneFile })));
     const shared = onto(sharedComponentHead(ctx.clone, heads.base, heads.component, tag));
@@ -258,8 +340,8 @@ function markdown(samples: Sample[], title: string, machine: ReturnType<typeof d
     '',
     `${machine.nproc} cores (${machine.cpu}), load average ${machine.loadStart.join(' / ')} at the start and ${(machine.loadEnd ?? []).join(' / ')} at the end; fluxlens ${machine.fluxlens.commit.slice(0, 10)}${machine.fluxlens.uncommittedChanges ? ' with uncommitted changes' : ''}, flate ${(machine.versions['flate'] ?? '?').replace(/^flate version /, '')}, helm ${machine.versions['helm'] ?? '?'}.`,
     '',
-    `| mode | scenario | fluxlens | flate | ratio | fluxlens ${TIMING_KEYS.join(' / ')} | objects +/~/- fluxlens; flate | render errors fluxlens; flate | peak MiB fluxlens / flate |`,
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    `| mode | scenario | fluxlens | flate | ratio | flux-local | ratio | fluxlens ${TIMING_KEYS.join(' / ')} | objects +/~/- fluxlens; flate | render errors fluxlens; flate | peak MiB fluxlens / flate / flux-local |`,
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   ];
   const modes = [...new Set(samples.map((s) => s.mode))];
   for (const mode of modes) {
@@ -283,10 +365,21 @@ function markdown(samples: Sample[], title: string, machine: ReturnType<typeof d
           .join(', ');
       const errorsOf = (list: Sample[]) => list.map((s) => s.renderErrors ?? 'n/a').join(', ');
       const errors = `${errorsOf(f)}; ${errorsOf(g)}`;
-      const peak = `${median(f.map((s) => s.peakMiB))} / ${median(g.map((s) => s.peakMiB))}`;
-      const ratio = gm > 0 ? `${(fm / gm).toFixed(2)}x` : 'n/a';
+      // flux-local's figure counts only when both of its diffs finished.
+      const l = of('flux-local');
+      const lDone = l.filter((s) => s.exitCode === 0);
+      const lm = median(lDone.map((s) => s.ms));
+      const lCell =
+        l.length === 0
+          ? 'not run'
+          : lDone.length === 0
+            ? `did not finish (exit ${l.map((s) => s.exitCode).join(', ')})`
+            : `${(lm / 1000).toFixed(2)} s`;
+      const lPeak = lDone.length === 0 ? 'n/a' : String(median(lDone.map((s) => s.peakMiB)));
+      const peak = `${median(f.map((s) => s.peakMiB))} / ${median(g.map((s) => s.peakMiB))} / ${lPeak}`;
+      const ratioTo = (peer: number) => (peer > 0 ? `${(fm / peer).toFixed(2)}x` : 'n/a');
       lines.push(
-        `| ${mode} | ${scenario} | ${(fm / 1000).toFixed(2)} s | ${(gm / 1000).toFixed(2)} s | ${ratio} | ${t} | ${objects(f)}; ${objects(g)} | ${errors} | ${peak} |`,
+        `| ${mode} | ${scenario} | ${(fm / 1000).toFixed(2)} s | ${(gm / 1000).toFixed(2)} s | ${ratioTo(gm)} | ${lCell} | ${lDone.length > 0 ? ratioTo(lm) : 'n/a'} | ${t} | ${objects(f)}; ${objects(g)} | ${errors} | ${peak} |`,
       );
     }
   }
@@ -321,6 +414,12 @@ async function main(): Promise<number> {
   const base = git(clone, 'rev-parse', `${pr}^1`);
   const fullPr = git(clone, 'rev-parse', pr);
   const launcher = buildFluxlens(FLAGS.flag('dist'), log);
+  const fluxLocalFile = findTool('flux-local');
+  const fluxLocalScenarios = new Set(
+    FLAGS.flag('flux-local')
+      .split(',')
+      .filter((s): s is Scenario => (SCENARIOS as readonly string[]).includes(s)),
+  );
   const ctx: Context = {
     clone,
     work,
@@ -328,7 +427,11 @@ async function main(): Promise<number> {
     env,
     fluxlens: launcher.prefix,
     flate,
+    ...(fluxLocalFile !== undefined && fluxLocalScenarios.size > 0
+      ? { fluxLocal: { file: fluxLocalFile, scenarios: fluxLocalScenarios } }
+      : {}),
   };
+  if (fluxLocalFile === undefined) log('flux-local is not installed: it is left out');
   const machine = describeMachine(launcher.describe);
   const registry = await startOciRegistry();
   onCleanUp(() => registry.stop());
@@ -349,7 +452,7 @@ async function main(): Promise<number> {
   }
   finishMachine(machine);
   const name = basename(source);
-  const title = `${name}: fluxlens and flate's changed-only diff, charts reachable (local stubs) and unreachable`;
+  const title = `${name}: fluxlens, flate's changed-only diff and flux-local, charts reachable (local stubs) and unreachable`;
   const out = resolve(FLAGS.flag('out'));
   mkdirSync(out, { recursive: true });
   const md = markdown(samples, title, machine);
