@@ -10,7 +10,7 @@
  * here. flux-local, when installed, is a third contestant in the scenarios `--flux-local`
  * names: it has no cache and renders both trees whole (`diff ks`, then `diff hr`), so it runs
  * once per scenario and its time is the sum of both. Writes
- * bench/results/real-repos-registry.md and .json.
+ * bench/results/real-repos-registry/<repository>.md and .json (the clone's folder name).
  * Exit code 0: the run finished (targets are read from the table); 2: it failed.
  */
 import { execFileSync } from 'node:child_process';
@@ -50,7 +50,10 @@ const FLAGS = benchFlags(
       'one-file',
       'scenarios flux-local runs in (comma list, or none); skipped when it is not installed',
     ],
-    out: [join(import.meta.dirname, 'results'), 'where real-repos-registry.md and .json go'],
+    out: [
+      join(import.meta.dirname, 'results', 'real-repos-registry'),
+      "where <repository>.md and .json go (the clone's folder name)",
+    ],
     dist: [DEFAULT_DIST, "where fluxlens's CLI bundle is built"],
     keep: ['no', '`yes` keeps the work folder (clone, outputs, caches) and prints its path'],
   },
@@ -467,8 +470,8 @@ async function main(): Promise<number> {
   };
   // Formatted as the repository's prettier settings say: the results are committed.
   for (const [file, text] of [
-    [join(out, 'real-repos-registry.md'), md],
-    [join(out, 'real-repos-registry.json'), JSON.stringify(json)],
+    [join(out, `${name}.md`), md],
+    [join(out, `${name}.json`), JSON.stringify(json)],
   ] as const) {
     const options = (await prettier.resolveConfig(file)) ?? {};
     writeFileSync(file, await prettier.format(text, { ...options, filepath: file }));
