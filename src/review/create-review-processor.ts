@@ -10,13 +10,15 @@ import { queueDefaults, type JobProcessor, type ResultStore } from '../queue/ind
 import { createToolRunner } from '../tool-runner.js';
 import { reviewPullRequest } from './review-pull-request.js';
 import { createReviewMetrics } from './review-metrics.js';
-import type { ReviewGitHub, ReviewSettings } from './types.js';
+import type { ReviewDeps, ReviewGitHub, ReviewSettings } from './types.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 export interface ReviewProcessorDeps {
   config: ServiceConfig;
   github: ReviewGitHub;
+  /** The forges besides GitHub that jobs may name. */
+  forges?: ReviewDeps['forges'];
   results: ResultStore;
   logger: Logger;
   /** Where the review's metrics go (see createReviewMetrics); none without. */
@@ -33,6 +35,7 @@ export function createReviewProcessor(deps: ReviewProcessorDeps): JobProcessor {
   return (job, ctx) =>
     reviewPullRequest(job, ctx, {
       github: deps.github,
+      ...(deps.forges ? { forges: deps.forges } : {}),
       runner,
       machine: config,
       results: deps.results,
