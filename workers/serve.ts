@@ -13,14 +13,17 @@ import {
   createRedisQueue,
   type DeliveryLedger,
   type JobQueue,
+  type PullRef,
   type ResultStore,
 } from '../src/queue/index.js';
 import { parseAnalysisResult, renderHtml } from '../src/report/index.js';
 import {
   acknowledgeCommand,
   CHECK_RUN_NAME,
+  forgeClientFor,
   reportSigningKey,
   reportSkipped,
+  type ReviewDeps,
 } from '../src/review/index.js';
 import { buildServer, startResync } from '../src/server/index.js';
 import {
@@ -50,6 +53,11 @@ async function serve(io: ProcessIO): Promise<void> {
     ? redisIntake(config, config.redisUrl, logger)
     : inlineIntake(service);
   const mode = config.github.auth?.kind === 'token' ? 'token' : 'app';
+  const { gitea } = service;
+  const forges: ReviewDeps['forges'] =
+    gitea && config.gitea ? { gitea: { client: gitea.client, gitUrl: config.gitea.url } } : {};
+  // Skips and reactions go to the forge the pull request lives on.
+  const forgeOfPull = (pull: PullRef) => forgeClientFor(pull, { github, forges, mode });
   const app = buildServer({
     logger,
     ...intake,
@@ -73,8 +81,20 @@ async function serve(io: ProcessIO): Promise<void> {
     metrics: service.registry,
     credentialRejection: () => credentials.rejection(),
     renderReportHtml: (json) => renderHtml(parseAnalysisResult(json)),
-    skipCheck: (info) => reportSkipped(github, { mode, comment: config.comment }, info),
-    react: (info) => acknowledgeCommand(github, info),
+    skipCheck: (info) => {
+      const forge = forgeOfPull(info.pull);
+      return reportSkipped(forge.client, { mode: forge.mode, comment: config.comment }, info);
+    },
+    react: (info) => acknowledgeCommand(forgeOfPull(info.pull).client, info),
+    ...(gitea && config.gitea
+      ? {
+          gitea: {
+            ...optional('webhookSecret', config.gitea.webhookSecret),
+            mayCommand: (repo, login) => gitea.client.mayCommand(repo, login),
+            ownLogin: gitea.login,
+          },
+        }
+      : {}),
   });
   await app.listen({ port: config.port, host: config.host });
   const resync =
