@@ -57,7 +57,8 @@ async function serve(io: ProcessIO): Promise<void> {
   const forges: ReviewDeps['forges'] =
     gitea && config.gitea ? { gitea: { client: gitea.client, gitUrl: config.gitea.url } } : {};
   // Skips and reactions go to the forge the pull request lives on.
-  const forgeOfPull = (pull: PullRef) => forgeClientFor(pull, { github, forges, mode });
+  const forgeOfPull = (pull: PullRef) =>
+    forgeClientFor(pull, { ...(github ? { github } : {}), forges, mode });
   const app = buildServer({
     logger,
     ...intake,
@@ -68,7 +69,7 @@ async function serve(io: ProcessIO): Promise<void> {
     largeBodySlots: config.webhookLargeBodies,
     ...optional('commandBots', config.commandBots),
     // Our own comments quote the command; once GitHub has said who we are, they never count.
-    ownLogin: () => credentials.login(),
+    ownLogin: () => credentials?.login(),
     ...(config.apiToken !== undefined ? { apiToken: config.apiToken } : {}),
     rateLimits: config.rateLimits,
     ...optional('reportSigningKey', reportSigningKey(config)),
@@ -79,7 +80,7 @@ async function serve(io: ProcessIO): Promise<void> {
     checkRunName: CHECK_RUN_NAME,
     ...(config.github.auth?.kind === 'app' ? { appId: Number(config.github.auth.appId) } : {}),
     metrics: service.registry,
-    credentialRejection: () => credentials.rejection(),
+    credentialRejection: () => credentials?.rejection(),
     renderReportHtml: (json) => renderHtml(parseAnalysisResult(json)),
     skipCheck: (info) => {
       const forge = forgeOfPull(info.pull);
@@ -97,8 +98,9 @@ async function serve(io: ProcessIO): Promise<void> {
       : {}),
   });
   await app.listen({ port: config.port, host: config.host });
+  // The resync lists GitHub's open pull requests; other forges are reviewed from deliveries.
   const resync =
-    config.resyncIntervalMs > 0
+    config.resyncIntervalMs > 0 && github !== undefined
       ? startResync(
           {
             github,
@@ -118,7 +120,7 @@ async function serve(io: ProcessIO): Promise<void> {
   await stopRequested(io);
   logger.info({}, 'shutting down');
   resync?.stop();
-  credentials.stop();
+  credentials?.stop();
   await app.close();
   await intake.close();
 }

@@ -34,8 +34,9 @@ export interface Service {
   config: ServiceConfig;
   logger: Logger;
   registry: Registry;
-  github: GitHubClient;
-  credentials: CredentialWatch;
+  /** Absent when only Gitea/Forgejo is configured. */
+  github?: GitHubClient;
+  credentials?: CredentialWatch;
   /** Gitea or Forgejo, when configured, and our login there once it has answered. */
   gitea?: { client: GiteaClient; login: () => string | undefined };
   /** The review of one job, storing its result in `results`; build it once per process. */
@@ -48,8 +49,12 @@ export function startService(role: 'server' | 'worker', io: ProcessIO): Service 
   const starting = role === 'server' ? 'fluxlens serve starting' : 'fluxlens worker starting';
   logger.info({ version: FLUXLENS_VERSION, node: process.version }, starting);
   const registry = createMetricsRegistry({ processMetrics: true });
-  const github = githubFromConfig(config, logger, createGitHubCallCounter(registry));
-  const credentials = watchCredentials(github, logger);
+  // GitHub's credentials may be left out when another forge is served; then GitHub is not.
+  const github =
+    config.github.auth === undefined && config.gitea !== undefined
+      ? undefined
+      : githubFromConfig(config, logger, createGitHubCallCounter(registry));
+  const credentials = github && watchCredentials(github, logger);
   const gitea = config.gitea === undefined ? undefined : startGitea(config.gitea, logger);
   const forges =
     gitea && config.gitea
@@ -59,8 +64,8 @@ export function startService(role: 'server' | 'worker', io: ProcessIO): Service 
     config,
     logger,
     registry,
-    github,
-    credentials,
+    ...(github ? { github } : {}),
+    ...(credentials ? { credentials } : {}),
     ...(gitea ? { gitea } : {}),
     reviewProcessor: (results) =>
       createReviewProcessor({

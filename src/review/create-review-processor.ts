@@ -16,7 +16,8 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 export interface ReviewProcessorDeps {
   config: ServiceConfig;
-  github: ReviewGitHub;
+  /** Absent in a deployment that serves only other forges. */
+  github?: ReviewGitHub | undefined;
   /** The forges besides GitHub that jobs may name. */
   forges?: ReviewDeps['forges'];
   results: ResultStore;
@@ -34,7 +35,7 @@ export function createReviewProcessor(deps: ReviewProcessorDeps): JobProcessor {
   const metrics = deps.registry ? createReviewMetrics(deps.registry) : undefined;
   return (job, ctx) =>
     reviewPullRequest(job, ctx, {
-      github: deps.github,
+      ...(deps.github ? { github: deps.github } : {}),
       ...(deps.forges ? { forges: deps.forges } : {}),
       runner,
       machine: config,

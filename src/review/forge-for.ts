@@ -29,7 +29,12 @@ export function forgeClientFor(
   deps: Forges & { mode: ReviewSettings['mode'] },
 ): Pick<ForgeOfPull, 'client' | 'mode'> {
   const name = forgeOf(pull);
-  if (name === 'github') return { client: deps.github, mode: deps.mode };
+  if (name === 'github') {
+    if (deps.github === undefined) {
+      throw new SetupError('a review of a GitHub pull request, but no GitHub credentials are set');
+    }
+    return { client: deps.github, mode: deps.mode };
+  }
   const forge = deps.forges?.[name];
   if (forge === undefined) {
     throw new SetupError(`a review of a ${name} pull request, but no ${name} forge is configured`);

@@ -42,7 +42,8 @@ export interface ReviewMetrics {
 export type ReviewStage = 'fetch' | 'render-base' | 'render-head' | 'diff' | 'publish' | 'total';
 
 export interface ReviewDeps {
-  github: ReviewGitHub;
+  /** Absent in a deployment that serves only other forges. */
+  github?: ReviewGitHub;
   /** Other forges, by name; a job of a forge not here fails as a setup problem. */
   forges?: { gitea?: ReviewForge };
   runner: ToolRunner;
