@@ -173,6 +173,46 @@ describe.each<Flavor>(['gitea', 'forgejo'])('a %s delivery to /webhooks/gitea', 
     expect(queue.enqueued).toEqual([]);
   });
 
+  it('says why a draft is not rendered, on the forge it came from', async () => {
+    const { app, skipped } = giteaServer();
+    await deliver(app, flavor, 'pull_request', pullRequest('opened', { draft: true }));
+    await app.close();
+    expect(skipped).toEqual([
+      expect.objectContaining({
+        pull: { forge: 'gitea', owner: 'home-ops', repo: 'cluster', pullNumber: 4 },
+        headSha: HEAD,
+        reason: 'draft',
+      }),
+    ]);
+  });
+
+  it('reviews a redelivery once', async () => {
+    const { app, queue } = giteaServer();
+    const payload = pullRequest('opened');
+    const body = JSON.stringify(payload);
+    const signature = createHmac('sha256', GITEA_SECRET).update(body).digest('hex');
+    const headers = {
+      'content-type': 'application/json',
+      'x-gitea-event': 'pull_request',
+      'x-gitea-delivery': 'f6266f16-1bf3-46a5-9ea4-602e06ead473',
+      'x-gitea-signature': signature,
+    };
+    const first = await app.inject({
+      method: 'POST',
+      url: '/webhooks/gitea',
+      headers,
+      payload: body,
+    });
+    const again = await app.inject({
+      method: 'POST',
+      url: '/webhooks/gitea',
+      headers,
+      payload: body,
+    });
+    expect([first.statusCode, again.statusCode]).toEqual([202, 200]);
+    expect(queue.enqueued).toHaveLength(1);
+  });
+
   it('refuses a body signed with another secret (GitHub’s included) and queues nothing', async () => {
     const { app, queue } = giteaServer();
     const response = await deliver(app, flavor, 'pull_request', pullRequest('opened'), {
