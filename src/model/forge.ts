@@ -6,7 +6,7 @@ export const FORGE_NAMES = ['github', 'gitea'] as const;
 export type ForgeName = (typeof FORGE_NAMES)[number];
 
 /** A pull request that names no forge is GitHub's: jobs and links from before forges. */
-export const DEFAULT_FORGE: ForgeName = 'github';
+const DEFAULT_FORGE: ForgeName = 'github';
 
 export function forgeOf(pull: { forge?: ForgeName | undefined }): ForgeName {
   return pull.forge ?? DEFAULT_FORGE;
