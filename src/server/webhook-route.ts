@@ -7,7 +7,7 @@
  * here renders or writes to a forge, so the forge gets its answer in milliseconds.
  */
 import type { Readable } from 'node:stream';
-import type { ForgeName } from '../model/index.js';
+import { forgeOf, type ForgeName } from '../model/index.js';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { admit, enqueueJobs, madeJob } from './enqueue-jobs.js';
 import { HttpError, TooManyRequests } from './http-error.js';
@@ -297,7 +297,10 @@ async function enqueueDelivery(
   const { ctx, log } = delivery;
   const react = decision.react;
   if (react !== undefined) {
-    const installation = react.installationId ?? react.pull.owner.toLowerCase();
+    // Without an App installation, the owner is the bucket: another forge's owners are its own.
+    const owner = react.pull.owner.toLowerCase();
+    const forge = forgeOf(react.pull);
+    const installation = react.installationId ?? (forge === 'github' ? owner : `${forge}:${owner}`);
     try {
       await admit(ctx, [
         [`commands:${installation}`, ctx.deps.rateLimits?.commandsPerInstallation],

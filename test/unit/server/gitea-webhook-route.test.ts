@@ -122,7 +122,7 @@ function giteaServer(allowed: (login: string) => boolean = () => true) {
     },
     ownLogin: () => 'fluxlens',
   };
-  return { ...testServer({ gitea }), asked };
+  return { ...testServer({ gitea, rateLimits: { commandsPerInstallation: 30 } }), asked };
 }
 
 describe.each<Flavor>(['gitea', 'forgejo'])('a %s delivery to /webhooks/gitea', (flavor) => {
@@ -240,6 +240,8 @@ describe.each<Flavor>(['gitea', 'forgejo'])('a %s delivery to /webhooks/gitea', 
     const response = await deliver(app, flavor, 'issue_comment', comment('/fluxlens render'));
     expect(response.statusCode).toBe(202);
     expect(asked).toEqual(['alex']);
+    // Commands count against the Gitea owner's limit, apart from a GitHub owner of that name.
+    expect(queue.admissions).toEqual(['commands:gitea:home-ops']);
     expect(queue.enqueued).toEqual([
       expect.objectContaining({
         pull: { forge: 'gitea', owner: 'home-ops', repo: 'cluster', pullNumber: 4 },
