@@ -6,6 +6,7 @@ import { analyze, parseAnalysisRequest, type AnalysisOutcome } from '../analysis
 import { ensureMirror, resolveRevision } from '../git/index.js';
 import type { ForgeWriter } from '../forges/index.js';
 import type { JobContext, ReviewJob } from '../queue/index.js';
+import { forgeOf } from '../model/index.js';
 import { signReportUrl } from '../report-link.js';
 import { forgeFor, type ForgeOfPull } from './forge-for.js';
 import { reportSkipped } from './report-skipped.js';
@@ -90,9 +91,12 @@ async function review(
   const result = withReportLink(outcome.result, job, deps);
   await publishResult(target, result, outcome.failOn);
   await deps.results.put(job.pull, head.headSha, JSON.stringify(result));
-  deps.metrics?.stage('publish', now() - publishStart);
-  deps.metrics?.stage('total', now() - started);
-  deps.metrics?.renderErrors(result.errors.filter((e) => e.side === 'head').length);
+  deps.metrics?.stage('publish', now() - publishStart, forgeOf(job.pull));
+  deps.metrics?.stage('total', now() - started, forgeOf(job.pull));
+  deps.metrics?.renderErrors(
+    result.errors.filter((e) => e.side === 'head').length,
+    forgeOf(job.pull),
+  );
   log.info({ verdict: result.verdict.level }, 'review published');
 }
 
@@ -131,7 +135,7 @@ async function analyzeHead(
     signal: ctx.signal,
     timeoutMs: deps.machine.toolTimeoutMs,
   });
-  deps.metrics?.stage('fetch', now() - fetchStart);
+  deps.metrics?.stage('fetch', now() - fetchStart, forgeOf(job.pull));
   if (mirror.headSha !== head.headSha) {
     const known = await resolveRevision(deps.runner, mirror.repoDir, head.headSha).then(
       () => true,
@@ -160,7 +164,7 @@ async function analyzeHead(
   ];
   for (const [stage, timing] of stages) {
     const ms = outcome.result.timings[timing];
-    if (ms !== undefined) deps.metrics?.stage(stage, ms);
+    if (ms !== undefined) deps.metrics?.stage(stage, ms, forgeOf(job.pull));
   }
   return outcome;
 }

@@ -2,6 +2,7 @@
 import type { RenderMachine } from '../analysis/index.js';
 import type { ForgeClient, ForgeWriter } from '../forges/index.js';
 import type { Logger, LogSink } from '../logger.js';
+import type { ForgeName } from '../model/index.js';
 import type { JobContext, PullRef, ResultStore, ReviewJob } from '../queue/index.js';
 import type { ToolRunner } from '../tool-runner.js';
 
@@ -35,8 +36,9 @@ export interface ReviewSettings {
 
 /** Where a review's durations and counts go (the worker's Prometheus registry). */
 export interface ReviewMetrics {
-  stage(stage: ReviewStage, milliseconds: number): void;
-  renderErrors(count: number): void;
+  /** `forge` is set for pull requests of forges other than GitHub. */
+  stage(stage: ReviewStage, milliseconds: number, forge?: ForgeName): void;
+  renderErrors(count: number, forge?: ForgeName): void;
 }
 
 export type ReviewStage = 'fetch' | 'render-base' | 'render-head' | 'diff' | 'publish' | 'total';

@@ -222,7 +222,11 @@ describe.skipIf(!('binary' in found) && !found.required)(
       expect(status.target_url).toMatch(
         new RegExp(`^${serverUrl}/reports/gitea/${owner}/${REPO}/pulls/${pullNumber}\\?expires=`),
       );
-      const report = await fetch(status.target_url);
+      // The result the report shows is stored right after the status and the comment.
+      const report = await until(async () => {
+        const response = await fetch(status.target_url);
+        return response.status === 404 ? undefined : response;
+      }, 'the report');
       expect(report.status).toBe(200);
       expect(await report.text()).toContain('podinfo');
 
@@ -333,6 +337,10 @@ describe.skipIf(!('binary' in found) && !found.required)(
       expect(metrics).toContain('fluxlens_http_rejections_total{reason="bad-signature"} 1');
       expect(metrics).toMatch(
         /fluxlens_webhook_deliveries_total\{event="pull_request",outcome="enqueued",forge="gitea"\} [1-9]/,
+      );
+      // The reviews' own metrics name the forge too.
+      expect(metrics).toMatch(
+        /fluxlens_review_stage_duration_seconds_count\{stage="total",forge="gitea"\} [1-9]/,
       );
     });
 
