@@ -101,11 +101,11 @@ install_helm() {
     -X $p/pkg/lint/rules.k8sVersionMajor=$major -X $p/pkg/lint/rules.k8sVersionMinor=$minor"
 }
 
-# flux2's go.mod has replace directives, so `go install ...@version` refuses it: build it from a
-# writable copy of the module instead.
-install_flux() {
-  local module=github.com/fluxcd/flux2/v2@$FLUX_VERSION json dir src
-  need_go || return 1
+# module_copy MODULE@VERSION DEST: a writable copy of a module from the Go module proxy, for
+# modules `go install ...@version` refuses (replace directives, or a module path that is not
+# where it is downloaded from).
+module_copy() {
+  local module=$1 dest=$2 json dir
   json=$(cd "$WORK" && GOTOOLCHAIN=$GO_NEW_TOOLCHAIN "$GO" mod download -json "$module" 2>>"$LOG") ||
     true
   dir=$(sed -n 's/^[[:space:]]*"Dir": "\(.*\)",\{0,1\}$/\1/p' <<<"$json")
@@ -114,8 +114,15 @@ install_flux() {
     REASON="go mod download $module failed: ${REASON:-$(last_log_line)} (log: $LOG)"
     return 1
   fi
-  src=$WORK/flux2
-  cp -R "$dir" "$src" && chmod -R u+w "$src" || return 1
+  cp -R "$dir" "$dest" && chmod -R u+w "$dest"
+}
+
+# flux2's go.mod has replace directives, so `go install ...@version` refuses it: build it from a
+# writable copy of the module instead.
+install_flux() {
+  local src=$WORK/flux2
+  need_go || return 1
+  module_copy "github.com/fluxcd/flux2/v2@$FLUX_VERSION" "$src" || return 1
   # The module lacks the generated install manifests that `//go:embed manifests/*.yaml` in
   # cmd/flux wants; `flux build` does not use them (so `flux install` from this binary would not work).
   mkdir -p "$src/cmd/flux/manifests" || return 1
@@ -235,4 +242,22 @@ install_node() {
 
 install_actionlint() {
   go_install actionlint "github.com/rhysd/actionlint/cmd/actionlint@$ACTIONLINT_VERSION" "" "-s -w"
+}
+
+# Gitea, the forge the Gitea/Forgejo end-to-end test runs against. Its module declares itself
+# gitea.dev while the proxy serves it as code.gitea.io/gitea, so it is built inside a copy.
+# Without the bindata tag it reads options/ and templates/ from disk: they go with the binary
+# into TOOLS_DIR/gitea (the test points STATIC_ROOT_PATH there), and bin/gitea links to it.
+install_gitea() {
+  local src=$WORK/gitea-src dest=$TOOLS_DIR/gitea tags='sqlite sqlite_unlock_notify'
+  need_go || return 1
+  module_copy "code.gitea.io/gitea@$GITEA_VERSION" "$src" || return 1
+  go_built "$src" "$GO_NEW_TOOLCHAIN" GOTOOLCHAIN="$GO_NEW_TOOLCHAIN" CGO_ENABLED=0 -- build \
+    -buildvcs=false -trimpath "$NO_DWARF" -tags "$tags" \
+    -ldflags "-s -w -X main.Version=${GITEA_VERSION#v} -X 'main.Tags=$tags'" -o "$WORK/gitea" . ||
+    return 1
+  rm -rf "$dest.new" && mkdir -p "$dest.new" || return 1
+  cp -R "$src/options" "$src/templates" "$dest.new/" && mv "$WORK/gitea" "$dest.new/gitea" &&
+    chmod 0755 "$dest.new/gitea" || return 1
+  rm -rf "$dest" && mv "$dest.new" "$dest" && ln -sfn "$dest/gitea" "$BIN_DIR/gitea"
 }

@@ -25,6 +25,9 @@ FLUX_LOCAL_VERSION=7.11.0
 # flux-local 7.11.0 declares Python >= 3.10 but uses 3.12 f-string syntax (a SyntaxError on 3.11).
 FLUX_LOCAL_MIN_PYTHON=3.12
 FLATE_VERSION=v0.6.5
+# Gitea, optional: the real forge of the Gitea/Forgejo end-to-end test (Forgejo's module is not
+# served by the Go module proxy; Gitea stands in for both).
+GITEA_VERSION=v1.27.3
 # The differential tests' oracles (`scripts/install-tools flux-oracles`) pin Flux's own Go
 # modules in test/differential/go/go.mod, at what FLUX_VERSION ships: fluxcd/pkg/envsubst
 # v1.7.1 (kustomize-controller v1.9.5) and fluxcd/pkg/chartutil v1.27.2 with helm v4.2.4

@@ -164,6 +164,19 @@ const ServiceEnv = z.object({
     .regex(/^(https?|git):\/\/[^\s@]+$/, 'must be an http(s):// or git:// URL without credentials')
     .transform((u) => u.replace(/\/+$/, ''))
     .default('https://github.com'),
+  /**
+   * Root URL of a Gitea or Forgejo server (`https://forge.example.com`): its API is under
+   * /api/v1 and clones under the URL itself. With FLUXLENS_GITEA_TOKEN it turns on
+   * POST /webhooks/gitea, beside GitHub's.
+   */
+  FLUXLENS_GITEA_URL: httpUrl.optional(),
+  /**
+   * An access token of the Gitea/Forgejo account fluxlens writes as (scopes: repository
+   * read and write, issue read and write, user read); git fetches with it too.
+   */
+  FLUXLENS_GITEA_TOKEN: z.string().min(1).optional(),
+  /** Verifies Gitea/Forgejo deliveries; FLUXLENS_WEBHOOK_SECRET when unset. */
+  FLUXLENS_GITEA_WEBHOOK_SECRET: z.string().min(1).optional(),
   /** Bearer token of the re-render API and of report pages; the API is off without it. */
   FLUXLENS_API_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   /**
@@ -232,6 +245,8 @@ const FILE_VARIABLES = [
   'FLUXLENS_WEBHOOK_SECRET_PREVIOUS',
   'FLUXLENS_GITHUB_PRIVATE_KEY',
   'FLUXLENS_GITHUB_TOKEN',
+  'FLUXLENS_GITEA_TOKEN',
+  'FLUXLENS_GITEA_WEBHOOK_SECRET',
   'FLUXLENS_API_TOKEN',
   'FLUXLENS_REDIS_URL',
   'FLUXLENS_REPORT_SIGNING_KEY',
@@ -355,6 +370,8 @@ const serviceConfigSchema = (
         gitUrl: e.FLUXLENS_GITHUB_GIT_URL,
         auth: githubAuth(e),
       },
+      /** Gitea or Forgejo, when its URL and token are set. */
+      gitea: giteaConfig(e),
       apiToken: e.FLUXLENS_API_TOKEN,
       /** Per minute: API renders per token and per owner, commands per installation. */
       rateLimits: {
@@ -472,6 +489,35 @@ function githubAuth(e: z.infer<typeof ServiceEnv>): GitHubAuthConfig | undefined
   return e.FLUXLENS_GITHUB_TOKEN === undefined
     ? undefined
     : { kind: 'token', token: e.FLUXLENS_GITHUB_TOKEN };
+}
+
+export interface GiteaConfig {
+  url: string;
+  token: string;
+  webhookSecret: string | undefined;
+}
+
+function giteaConfig(e: z.infer<typeof ServiceEnv>): GiteaConfig | undefined {
+  const url = e.FLUXLENS_GITEA_URL;
+  const token = e.FLUXLENS_GITEA_TOKEN;
+  if ((url === undefined) !== (token === undefined)) {
+    throw new SetupError(
+      'invalid environment: FLUXLENS_GITEA_URL and FLUXLENS_GITEA_TOKEN go together',
+    );
+  }
+  if (url === undefined || token === undefined) {
+    if (e.FLUXLENS_GITEA_WEBHOOK_SECRET !== undefined) {
+      throw new SetupError(
+        'invalid environment: FLUXLENS_GITEA_WEBHOOK_SECRET is only used with FLUXLENS_GITEA_URL and FLUXLENS_GITEA_TOKEN',
+      );
+    }
+    return undefined;
+  }
+  return {
+    url,
+    token,
+    webhookSecret: e.FLUXLENS_GITEA_WEBHOOK_SECRET ?? e.FLUXLENS_WEBHOOK_SECRET,
+  };
 }
 
 /**

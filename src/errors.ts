@@ -54,6 +54,8 @@ export const ERROR_CODES = {
   'tool-timeout': 'transient',
   /** GitHub refused a request in a way that will not pass (a PR that is gone, a bad input). */
   'github-rejected': 'usage',
+  /** Another forge (Gitea, Forgejo) refused a request in a way that will not pass. */
+  'forge-rejected': 'usage',
   /** A remote (git server, GitHub) that failed in a way that may pass. */
   'remote-unavailable': 'transient',
   cancelled: 'cancelled',

@@ -7,9 +7,18 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /** The PR a link is for; queue/'s PullRef has this shape. */
 export interface ReportLinkPull {
+  /** Absent or `github`: GitHub's links keep the path and signature they have always had. */
+  forge?: string | undefined;
   owner: string;
   repo: string;
   pullNumber: number;
+}
+
+/** Another forge's name comes first: the same owner/repo on two forges are two PRs. */
+function forgePrefix(pull: ReportLinkPull): string {
+  return pull.forge === undefined || pull.forge === 'github'
+    ? ''
+    : `${encodeURIComponent(pull.forge)}/`;
 }
 
 /** Each part URI-encoded, so `a/b` + `c` and `a` + `b/c` sign different messages. */
@@ -17,7 +26,7 @@ function reportSignature(key: string, pull: ReportLinkPull, expires: number): st
   const owner = encodeURIComponent(pull.owner);
   const repo = encodeURIComponent(pull.repo);
   return createHmac('sha256', key)
-    .update(`${owner}/${repo}/${pull.pullNumber}:${expires}`, 'utf8')
+    .update(`${forgePrefix(pull)}${owner}/${repo}/${pull.pullNumber}:${expires}`, 'utf8')
     .digest('hex');
 }
 
@@ -25,7 +34,7 @@ function reportSignature(key: string, pull: ReportLinkPull, expires: number): st
 export function reportPath(pull: ReportLinkPull): string {
   const owner = encodeURIComponent(pull.owner);
   const repo = encodeURIComponent(pull.repo);
-  return `/reports/${owner}/${repo}/pulls/${pull.pullNumber}`;
+  return `/reports/${forgePrefix(pull)}${owner}/${repo}/pulls/${pull.pullNumber}`;
 }
 
 /** The report's URL under publicUrl, valid until expiresAt (to the second). */

@@ -13,14 +13,17 @@ import {
   createRedisQueue,
   type DeliveryLedger,
   type JobQueue,
+  type PullRef,
   type ResultStore,
 } from '../src/queue/index.js';
 import { parseAnalysisResult, renderHtml } from '../src/report/index.js';
 import {
   acknowledgeCommand,
   CHECK_RUN_NAME,
+  forgeClientFor,
   reportSigningKey,
   reportSkipped,
+  type ReviewDeps,
 } from '../src/review/index.js';
 import { buildServer, startResync } from '../src/server/index.js';
 import {
@@ -50,6 +53,12 @@ async function serve(io: ProcessIO): Promise<void> {
     ? redisIntake(config, config.redisUrl, logger)
     : inlineIntake(service);
   const mode = config.github.auth?.kind === 'token' ? 'token' : 'app';
+  const { gitea } = service;
+  const forges: ReviewDeps['forges'] =
+    gitea && config.gitea ? { gitea: { client: gitea.client, gitUrl: config.gitea.url } } : {};
+  // Skips and reactions go to the forge the pull request lives on.
+  const forgeOfPull = (pull: PullRef) =>
+    forgeClientFor(pull, { ...(github ? { github } : {}), forges, mode });
   const app = buildServer({
     logger,
     ...intake,
@@ -60,7 +69,7 @@ async function serve(io: ProcessIO): Promise<void> {
     largeBodySlots: config.webhookLargeBodies,
     ...optional('commandBots', config.commandBots),
     // Our own comments quote the command; once GitHub has said who we are, they never count.
-    ownLogin: () => credentials.login(),
+    ownLogin: () => credentials?.login(),
     ...(config.apiToken !== undefined ? { apiToken: config.apiToken } : {}),
     rateLimits: config.rateLimits,
     ...optional('reportSigningKey', reportSigningKey(config)),
@@ -71,14 +80,27 @@ async function serve(io: ProcessIO): Promise<void> {
     checkRunName: CHECK_RUN_NAME,
     ...(config.github.auth?.kind === 'app' ? { appId: Number(config.github.auth.appId) } : {}),
     metrics: service.registry,
-    credentialRejection: () => credentials.rejection(),
+    credentialRejection: () => credentials?.rejection(),
     renderReportHtml: (json) => renderHtml(parseAnalysisResult(json)),
-    skipCheck: (info) => reportSkipped(github, { mode, comment: config.comment }, info),
-    react: (info) => acknowledgeCommand(github, info),
+    skipCheck: (info) => {
+      const forge = forgeOfPull(info.pull);
+      return reportSkipped(forge.client, { mode: forge.mode, comment: config.comment }, info);
+    },
+    react: (info) => acknowledgeCommand(forgeOfPull(info.pull).client, info),
+    ...(gitea && config.gitea
+      ? {
+          gitea: {
+            ...optional('webhookSecret', config.gitea.webhookSecret),
+            mayCommand: (repo, login) => gitea.client.mayCommand(repo, login),
+            ownLogin: gitea.login,
+          },
+        }
+      : {}),
   });
   await app.listen({ port: config.port, host: config.host });
+  // The resync lists GitHub's open pull requests; other forges are reviewed from deliveries.
   const resync =
-    config.resyncIntervalMs > 0
+    config.resyncIntervalMs > 0 && github !== undefined
       ? startResync(
           {
             github,
@@ -98,7 +120,7 @@ async function serve(io: ProcessIO): Promise<void> {
   await stopRequested(io);
   logger.info({}, 'shutting down');
   resync?.stop();
-  credentials.stop();
+  credentials?.stop();
   await app.close();
   await intake.close();
 }

@@ -1,7 +1,8 @@
 /**
  * What `fluxlens serve` and `fluxlens worker` both build before they part ways: their
  * role's config, the logger (whose first line names the version), the metrics registry,
- * the GitHub client and the watch on its credentials, and the review both queues run; and
+ * the GitHub client and the watch on its credentials, the Gitea/Forgejo client when one is
+ * configured, and the review both queues run; and
  * how either process ends in an exit code.
  */
 import { availableParallelism } from 'node:os';
@@ -14,6 +15,7 @@ import {
   type CredentialWatch,
   type GitHubClient,
 } from '../src/github/index.js';
+import { createGiteaClient, type GiteaClient } from '../src/forges/index.js';
 import { createLogger, type Logger } from '../src/logger.js';
 import type { JobProcessor, ResultStore } from '../src/queue/index.js';
 import { createGitHubCallCounter, createReviewProcessor } from '../src/review/index.js';
@@ -32,8 +34,11 @@ export interface Service {
   config: ServiceConfig;
   logger: Logger;
   registry: Registry;
-  github: GitHubClient;
-  credentials: CredentialWatch;
+  /** Absent when only Gitea/Forgejo is configured. */
+  github?: GitHubClient;
+  credentials?: CredentialWatch;
+  /** Gitea or Forgejo, when configured, and our login there once it has answered. */
+  gitea?: { client: GiteaClient; login: () => string | undefined };
   /** The review of one job, storing its result in `results`; build it once per process. */
   reviewProcessor(results: ResultStore): JobProcessor;
 }
@@ -44,17 +49,57 @@ export function startService(role: 'server' | 'worker', io: ProcessIO): Service 
   const starting = role === 'server' ? 'fluxlens serve starting' : 'fluxlens worker starting';
   logger.info({ version: FLUXLENS_VERSION, node: process.version }, starting);
   const registry = createMetricsRegistry({ processMetrics: true });
-  const github = githubFromConfig(config, logger, createGitHubCallCounter(registry));
-  const credentials = watchCredentials(github, logger);
+  // GitHub's credentials may be left out when another forge is served; then GitHub is not.
+  const github =
+    config.github.auth === undefined && config.gitea !== undefined
+      ? undefined
+      : githubFromConfig(config, logger, createGitHubCallCounter(registry));
+  const credentials = github && watchCredentials(github, logger);
+  const gitea = config.gitea === undefined ? undefined : startGitea(config.gitea, logger);
+  const forges =
+    gitea && config.gitea
+      ? { gitea: { client: gitea.client, gitUrl: config.gitea.url } }
+      : undefined;
   return {
     config,
     logger,
     registry,
-    github,
-    credentials,
+    ...(github ? { github } : {}),
+    ...(credentials ? { credentials } : {}),
+    ...(gitea ? { gitea } : {}),
     reviewProcessor: (results) =>
-      createReviewProcessor({ config, github, results, logger, registry }),
+      createReviewProcessor({
+        config,
+        github,
+        ...(forges ? { forges } : {}),
+        results,
+        logger,
+        registry,
+      }),
   };
+}
+
+/**
+ * The Gitea/Forgejo client, and what the forge says it is and who we are there, asked once
+ * at start: a forge that does not answer yet is asked again by the first review.
+ */
+function startGitea(
+  settings: { url: string; token: string },
+  logger: Logger,
+): NonNullable<Service['gitea']> {
+  const client = createGiteaClient({ url: settings.url, token: settings.token });
+  let login: string | undefined;
+  void Promise.all([client.version(), client.login()]).then(
+    ([version, me]) => {
+      login = me;
+      logger.info(
+        { forge: version.flavor, version: version.version, login: me },
+        'gitea forge answers',
+      );
+    },
+    (err: unknown) => logger.warn({ err }, 'gitea forge did not answer'),
+  );
+  return { client, login: () => login };
 }
 
 /**

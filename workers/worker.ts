@@ -50,7 +50,7 @@ async function runWorker(io: ProcessIO): Promise<void> {
   await stopRequested(io);
   logger.info({}, 'worker stopping: running reviews get the grace period to finish');
   await worker.close();
-  credentials.stop();
+  credentials?.stop();
   await queue.close();
   await health.close();
 }
@@ -58,10 +58,10 @@ async function runWorker(io: ProcessIO): Promise<void> {
 /** Ready when Redis answers and GitHub has not refused the credentials. */
 async function workerReadiness(
   queue: RedisQueue,
-  credentials: CredentialWatch,
+  credentials: CredentialWatch | undefined,
 ): Promise<Readiness> {
   const redis = await queue.ping();
-  const rejection = credentials.rejection();
+  const rejection = credentials?.rejection();
   const checks = { redis, github: rejection === undefined };
   const reasons = [...(redis ? [] : ['Redis does not answer']), ...(rejection ? [rejection] : [])];
   return reasons.length === 0

@@ -11,6 +11,7 @@ export * from './finding.js';
 export * from './render.js';
 export type * from './registry-credentials.js';
 export { compareStrings } from './compare.js';
+export { FORGE_NAMES, forgeOf, type ForgeName } from './forge.js';
 export { asRecord, isRecord, optional, stringOf } from './records.js';
 export { isSopsEncrypted, readConfigData, sopsPlaceholder } from './config-data.js';
 export { keyPath, listKey, listSegments, pairListItems, type ItemPair } from './list-items.js';

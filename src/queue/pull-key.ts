@@ -1,18 +1,22 @@
+import { forgeOf } from '../model/index.js';
 import type { PullRef } from './types.js';
 
 /**
  * One stable key per pull request, used for Redis keys and file names. GitHub names are
  * case-insensitive, so the key is lower-cased; every character outside [a-z0-9_-] is
  * percent-encoded, so `a/b` + `c` and `a` + `b/c` never share a key and no key can
- * contain `/` or `..`.
+ * contain `/` or `..`. A forge other than GitHub comes first, as one more part, so its pull
+ * requests never share a key with GitHub's (whose keys stay as they were).
  */
 export function pullKey(pull: PullRef): string {
   return `${repositoryKey(pull)}~${pull.pullNumber}`;
 }
 
 /** The same for the pull request's repository: what fair scheduling counts jobs by. */
-export function repositoryKey(pull: Pick<PullRef, 'owner' | 'repo'>): string {
-  return `${encodePart(pull.owner)}~${encodePart(pull.repo)}`;
+export function repositoryKey(pull: Pick<PullRef, 'forge' | 'owner' | 'repo'>): string {
+  const forge = forgeOf(pull);
+  const key = `${encodePart(pull.owner)}~${encodePart(pull.repo)}`;
+  return forge === 'github' ? key : `${forge}~${key}`;
 }
 
 function encodePart(part: string): string {

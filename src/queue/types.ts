@@ -4,8 +4,11 @@
  * (BullMQ on Redis, inline in one process) implement with the same semantics.
  */
 import { z } from 'zod';
+import { FORGE_NAMES } from '../model/index.js';
 
 export const PullRef = z.object({
+  /** The forge the pull request lives on; absent is GitHub. */
+  forge: z.enum(FORGE_NAMES).optional(),
   owner: z.string().min(1).max(100),
   repo: z.string().min(1).max(100),
   pullNumber: z.number().int().positive(),

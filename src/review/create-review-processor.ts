@@ -10,13 +10,16 @@ import { queueDefaults, type JobProcessor, type ResultStore } from '../queue/ind
 import { createToolRunner } from '../tool-runner.js';
 import { reviewPullRequest } from './review-pull-request.js';
 import { createReviewMetrics } from './review-metrics.js';
-import type { ReviewGitHub, ReviewSettings } from './types.js';
+import type { ReviewDeps, ReviewGitHub, ReviewSettings } from './types.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 export interface ReviewProcessorDeps {
   config: ServiceConfig;
-  github: ReviewGitHub;
+  /** Absent in a deployment that serves only other forges. */
+  github?: ReviewGitHub | undefined;
+  /** The forges besides GitHub that jobs may name. */
+  forges?: ReviewDeps['forges'];
   results: ResultStore;
   logger: Logger;
   /** Where the review's metrics go (see createReviewMetrics); none without. */
@@ -32,7 +35,8 @@ export function createReviewProcessor(deps: ReviewProcessorDeps): JobProcessor {
   const metrics = deps.registry ? createReviewMetrics(deps.registry) : undefined;
   return (job, ctx) =>
     reviewPullRequest(job, ctx, {
-      github: deps.github,
+      ...(deps.github ? { github: deps.github } : {}),
+      ...(deps.forges ? { forges: deps.forges } : {}),
       runner,
       machine: config,
       results: deps.results,

@@ -6,12 +6,14 @@
 export { CHECK_RUN_NAME, COMMENT_MARKER, stickyCommentBody } from './publish.js';
 export type {
   ReviewDeps,
+  ReviewForge,
   ReviewGitHub,
   ReviewMetrics,
   ReviewSettings,
   ReviewStage,
 } from './types.js';
 export { createReviewProcessor, reportSigningKey } from './create-review-processor.js';
+export { forgeClientFor } from './forge-for.js';
 export type { ReviewProcessorDeps } from './create-review-processor.js';
 export { createGitHubCallCounter } from './review-metrics.js';
 export { acknowledgeCommand, reportSkipped } from './report-skipped.js';

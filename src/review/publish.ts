@@ -1,6 +1,6 @@
 /**
- * Writing a review back: the check run (App) or commit status (token), and the sticky
- * comment. Every write is an upsert, so a retried job lands once.
+ * Writing a review back: the check run (a GitHub App) or commit status (a token, and every
+ * other forge), and the sticky comment. Every write is an upsert, so a retried job lands once.
  */
 import type { AnalysisResult, CheckRunConclusion, CheckRunOutput, FailOn } from '../model/index.js';
 import { MARKDOWN_MAX_CHARS, renderCheckRun, renderMarkdown } from '../report/index.js';
@@ -31,7 +31,7 @@ export function stickyCommentBody(result: AnalysisResult): string {
 export async function publishStarted(target: Target, retry = false): Promise<void> {
   const { writer, pull, headSha, settings } = target;
   const repo = { owner: pull.owner, repo: pull.repo };
-  if (settings.mode === 'app') {
+  if (settings.mode === 'app' && writer.ensureCheckRun !== undefined) {
     await writer.ensureCheckRun({
       ...repo,
       headSha,
@@ -89,7 +89,7 @@ export async function publishConclusion(
   const { writer, pull, headSha, settings } = target;
   const repo = { owner: pull.owner, repo: pull.repo };
   const { detailsUrl, ...checkOutput } = output;
-  if (settings.mode === 'app') {
+  if (settings.mode === 'app' && writer.ensureCheckRun !== undefined) {
     await writer.ensureCheckRun({
       ...repo,
       headSha,

@@ -1,6 +1,7 @@
 /** The worker's Prometheus metrics, on the registry it is given (never the global one). */
 import { Counter, Histogram, type Registry } from 'prom-client';
-import type { ReviewMetrics, ReviewStage } from './types.js';
+import type { ForgeName } from '../model/index.js';
+import type { ReviewMetrics } from './types.js';
 
 const BUCKETS_SECONDS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
 
@@ -19,17 +20,21 @@ export function createReviewMetrics(registry: Registry): ReviewMetrics {
   const durations = new Histogram({
     name: 'fluxlens_review_stage_duration_seconds',
     help: 'Duration of each stage of a review: fetch, render-base, render-head, diff, publish, total.',
-    labelNames: ['stage'],
+    labelNames: ['stage', 'forge'],
     buckets: BUCKETS_SECONDS,
     registers: [registry],
   });
   const renderErrors = new Counter({
     name: 'fluxlens_render_errors_total',
     help: 'Producers that failed to render at the head of a reviewed pull request.',
+    labelNames: ['forge'],
     registers: [registry],
   });
+  // GitHub's series keep the labels they always had; another forge's say which it is.
+  const forgeLabel = (forge: ForgeName | undefined) =>
+    forge === undefined || forge === 'github' ? {} : { forge };
   return {
-    stage: (stage: ReviewStage, ms: number) => durations.observe({ stage }, ms / 1000),
-    renderErrors: (count: number) => renderErrors.inc(count),
+    stage: (stage, ms, forge) => durations.observe({ stage, ...forgeLabel(forge) }, ms / 1000),
+    renderErrors: (count, forge) => renderErrors.inc(forgeLabel(forge), count),
   };
 }

@@ -4,9 +4,11 @@
  */
 import { analyze, parseAnalysisRequest, type AnalysisOutcome } from '../analysis/index.js';
 import { ensureMirror, resolveRevision } from '../git/index.js';
-import type { GitHubWriter } from '../github/index.js';
+import type { ForgeWriter } from '../forges/index.js';
 import type { JobContext, ReviewJob } from '../queue/index.js';
+import { forgeOf } from '../model/index.js';
 import { signReportUrl } from '../report-link.js';
+import { forgeFor, type ForgeOfPull } from './forge-for.js';
 import { reportSkipped } from './report-skipped.js';
 import { settleFailure } from './settle-failure.js';
 import { publishConclusion, publishResult, publishStarted } from './publish.js';
@@ -41,29 +43,32 @@ export async function reviewPullRequest(
 interface FoundHead {
   head: PullHead;
   installationId: number | undefined;
+  forge: ForgeOfPull;
   target: Target;
 }
 
 /** The PR's head and where the review publishes on it. */
 async function findHead(job: ReviewJob, deps: ReviewDeps): Promise<FoundHead> {
+  const forge = forgeFor(job.pull, deps);
   // An API call names only the repository: its installation is looked up.
   const installationId =
     job.installationId ??
-    (deps.settings.mode === 'app' ? await deps.github.installationFor(job.pull) : undefined);
-  const writer = deps.github.forInstallation(installationId);
+    (forge.mode === 'app' ? await forge.client.installationFor(job.pull) : undefined);
+  const writer = forge.client.forInstallation(installationId);
   const head = await pullHead(job, writer);
-  const target: Target = { writer, pull: job.pull, headSha: head.headSha, settings: deps.settings };
-  return { head, installationId, target };
+  const settings = { mode: forge.mode, comment: deps.settings.comment };
+  const target: Target = { writer, pull: job.pull, headSha: head.headSha, settings };
+  return { head, installationId, forge, target };
 }
 
 async function review(
   run: Run,
-  { head, installationId }: FoundHead,
+  { head, installationId, forge }: FoundHead,
   { now, started }: { now: () => number; started: number },
 ): Promise<void> {
   const { job, ctx, deps, log, target } = run;
   if (head.fromFork && !deps.settings.renderForks) {
-    await reportSkipped(deps.github, deps.settings, {
+    await reportSkipped(forge.client, target.settings, {
       pull: job.pull,
       headSha: head.headSha,
       reason: 'fork',
@@ -72,7 +77,7 @@ async function review(
     return;
   }
   await publishStarted(target, ctx.attempt > 1);
-  const outcome = await analyzeHead({ ...job, installationId }, run, head, now);
+  const outcome = await analyzeHead({ ...job, installationId }, run, { head, forge }, now);
   // A newer head or a closed PR took over while this one ran: it must not publish.
   if (ctx.signal.aborted || !(await ctx.isCurrent())) return;
   if (outcome === 'head-gone') {
@@ -86,9 +91,12 @@ async function review(
   const result = withReportLink(outcome.result, job, deps);
   await publishResult(target, result, outcome.failOn);
   await deps.results.put(job.pull, head.headSha, JSON.stringify(result));
-  deps.metrics?.stage('publish', now() - publishStart);
-  deps.metrics?.stage('total', now() - started);
-  deps.metrics?.renderErrors(result.errors.filter((e) => e.side === 'head').length);
+  deps.metrics?.stage('publish', now() - publishStart, forgeOf(job.pull));
+  deps.metrics?.stage('total', now() - started, forgeOf(job.pull));
+  deps.metrics?.renderErrors(
+    result.errors.filter((e) => e.side === 'head').length,
+    forgeOf(job.pull),
+  );
   log.info({ verdict: result.verdict.level }, 'review published');
 }
 
@@ -99,7 +107,7 @@ interface PullHead {
 }
 
 /** The head and base the event named, or (comment command, API) the PR's as it is now. */
-async function pullHead(job: ReviewJob, writer: GitHubWriter): Promise<PullHead> {
+async function pullHead(job: ReviewJob, writer: ForgeWriter): Promise<PullHead> {
   if (job.headSha !== undefined && job.baseRef !== undefined) {
     return { headSha: job.headSha, baseRef: job.baseRef, fromFork: false };
   }
@@ -110,15 +118,15 @@ async function pullHead(job: ReviewJob, writer: GitHubWriter): Promise<PullHead>
 async function analyzeHead(
   job: Pick<ReviewJob, 'pull'> & { installationId: number | undefined },
   { ctx, deps, log }: Run,
-  head: PullHead,
+  { head, forge }: { head: PullHead; forge: ForgeOfPull },
   now: () => number,
 ): Promise<AnalysisOutcome | 'head-gone'> {
   const { settings } = deps;
   const fetchStart = now();
-  const token = await deps.github.installationToken(job.installationId);
+  const token = await forge.client.installationToken(job.installationId);
   const mirror = await ensureMirror(deps.runner, {
-    cacheDir: settings.cacheDir,
-    gitUrl: settings.gitUrl,
+    cacheDir: forge.mirrorCacheDir,
+    gitUrl: forge.gitUrl,
     owner: job.pull.owner,
     repo: job.pull.repo,
     token,
@@ -127,7 +135,7 @@ async function analyzeHead(
     signal: ctx.signal,
     timeoutMs: deps.machine.toolTimeoutMs,
   });
-  deps.metrics?.stage('fetch', now() - fetchStart);
+  deps.metrics?.stage('fetch', now() - fetchStart, forgeOf(job.pull));
   if (mirror.headSha !== head.headSha) {
     const known = await resolveRevision(deps.runner, mirror.repoDir, head.headSha).then(
       () => true,
@@ -156,7 +164,7 @@ async function analyzeHead(
   ];
   for (const [stage, timing] of stages) {
     const ms = outcome.result.timings[timing];
-    if (ms !== undefined) deps.metrics?.stage(stage, ms);
+    if (ms !== undefined) deps.metrics?.stage(stage, ms, forgeOf(job.pull));
   }
   return outcome;
 }

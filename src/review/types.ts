@@ -1,16 +1,19 @@
 /** What a review needs beside its job: the outside world, behind narrow interfaces. */
 import type { RenderMachine } from '../analysis/index.js';
-import type { GitHubWriter } from '../github/index.js';
+import type { ForgeClient, ForgeWriter } from '../forges/index.js';
 import type { Logger, LogSink } from '../logger.js';
+import type { ForgeName } from '../model/index.js';
 import type { JobContext, PullRef, ResultStore, ReviewJob } from '../queue/index.js';
 import type { ToolRunner } from '../tool-runner.js';
 
 /** The part of a GitHub client a review uses (github/'s GitHubClient is one). */
-export interface ReviewGitHub {
-  forInstallation(installationId?: number): GitHubWriter;
-  installationToken(installationId?: number): Promise<string>;
-  /** For jobs that name only a repository (the API): its App installation. */
-  installationFor(repo: { owner: string; repo: string }): Promise<number | undefined>;
+export type ReviewGitHub = ForgeClient;
+
+/** A forge besides GitHub that reviews publish on: its client and where git fetches from. */
+export interface ReviewForge {
+  client: ForgeClient;
+  /** Base of clone URLs (`https://forge.example.com`). */
+  gitUrl: string;
 }
 
 export interface ReviewSettings {
@@ -33,14 +36,18 @@ export interface ReviewSettings {
 
 /** Where a review's durations and counts go (the worker's Prometheus registry). */
 export interface ReviewMetrics {
-  stage(stage: ReviewStage, milliseconds: number): void;
-  renderErrors(count: number): void;
+  /** `forge` is set for pull requests of forges other than GitHub. */
+  stage(stage: ReviewStage, milliseconds: number, forge?: ForgeName): void;
+  renderErrors(count: number, forge?: ForgeName): void;
 }
 
 export type ReviewStage = 'fetch' | 'render-base' | 'render-head' | 'diff' | 'publish' | 'total';
 
 export interface ReviewDeps {
-  github: ReviewGitHub;
+  /** Absent in a deployment that serves only other forges. */
+  github?: ReviewGitHub;
+  /** Other forges, by name; a job of a forge not here fails as a setup problem. */
+  forges?: { gitea?: ReviewForge };
   runner: ToolRunner;
   machine: RenderMachine;
   results: ResultStore;
@@ -54,9 +61,12 @@ export interface ReviewDeps {
   clock?: () => Date;
 }
 
-/** Where one review publishes: the PR's head on GitHub, in the configured mode. */
+/**
+ * Where one review publishes: the PR's head on its forge, in the forge's mode (check runs
+ * only on GitHub with an App; a commit status otherwise).
+ */
 export interface Target {
-  writer: GitHubWriter;
+  writer: ForgeWriter;
   pull: PullRef;
   headSha: string;
   settings: Pick<ReviewSettings, 'mode' | 'comment'>;

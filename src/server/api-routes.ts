@@ -2,7 +2,7 @@
  * The bearer-token API: ask for a re-render, follow its job, read a PR's stored result.
  * Registered only when an API token is configured, so without one the routes are 404.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { ReviewJob } from '../queue/index.js';
 import { admit, enqueueJobs, tokenBucket } from './enqueue-jobs.js';
@@ -58,7 +58,7 @@ export function registerApiRoutes(app: FastifyInstance, ctx: ServerContext): voi
       return state;
     });
 
-    scope.get('/api/v1/repos/:owner/:repo/pulls/:number', async (request, reply) => {
+    const result = async (request: FastifyRequest, reply: FastifyReply) => {
       const pull = pullFromParams(request.params);
       const stored = await guarded(() => ctx.deps.results.get(pull));
       if (stored === undefined) throw new HttpError(404, 'no result for this pull request');
@@ -66,7 +66,10 @@ export function registerApiRoutes(app: FastifyInstance, ctx: ServerContext): voi
         .type('application/json; charset=utf-8')
         .header('x-fluxlens-head-sha', stored.headSha)
         .send(stored.resultJson);
-    });
+    };
+    scope.get('/api/v1/repos/:owner/:repo/pulls/:number', result);
+    // Another forge's pull requests (`gitea`): the same result, named by forge first.
+    scope.get('/api/v1/forges/:forge/repos/:owner/:repo/pulls/:number', result);
   });
 }
 

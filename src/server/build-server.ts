@@ -26,6 +26,16 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
         'only local development may run without one, by setting insecureNoWebhookSecret',
     );
   }
+  if (
+    deps.gitea !== undefined &&
+    !deps.gitea.webhookSecret &&
+    deps.insecureNoWebhookSecret !== true
+  ) {
+    throw new SetupError(
+      'a webhook secret is required to verify Gitea deliveries; ' +
+        'only local development may run without one, by setting insecureNoWebhookSecret',
+    );
+  }
   const registry = deps.metrics ?? createMetricsRegistry();
   const background = createBackgroundTasks();
   const ctx: ServerContext = {

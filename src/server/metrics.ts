@@ -4,6 +4,7 @@
  */
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Logger } from '../logger.js';
+import type { ForgeName } from '../model/index.js';
 import type { EnqueueOutcome, QueueDepth } from '../queue/index.js';
 import type { RejectionReason } from './http-error.js';
 
@@ -43,7 +44,8 @@ const KNOWN_EVENTS = new Set([
 ]);
 
 export interface ServerMetrics {
-  delivery(event: string, outcome: DeliveryOutcome): void;
+  /** `forge` labels deliveries of forges other than GitHub; GitHub's series stay as they are. */
+  delivery(event: string, outcome: DeliveryOutcome, forge?: ForgeName): void;
   rejection(reason: RejectionReason): void;
   /** What the queue made of one review request (webhook, command, API). */
   request(outcome: EnqueueOutcome['status']): void;
@@ -64,7 +66,7 @@ export function registerServerMetrics(
   const deliveries = new Counter({
     name: 'fluxlens_webhook_deliveries_total',
     help: 'Webhook deliveries by event and what the server did with them.',
-    labelNames: ['event', 'outcome'] as const,
+    labelNames: ['event', 'outcome', 'forge'] as const,
     registers: [registry],
   });
   const rejections = new Counter({
@@ -96,8 +98,12 @@ export function registerServerMetrics(
     },
   });
   return {
-    delivery: (event, outcome) =>
-      deliveries.inc({ event: KNOWN_EVENTS.has(event) ? event : 'other', outcome }),
+    delivery: (event, outcome, forge) =>
+      deliveries.inc({
+        event: KNOWN_EVENTS.has(event) ? event : 'other',
+        outcome,
+        ...(forge === undefined || forge === 'github' ? {} : { forge }),
+      }),
     rejection: (reason) => rejections.inc({ reason }),
     request: (outcome) => requests.inc({ outcome }),
   };

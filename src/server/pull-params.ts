@@ -6,6 +6,8 @@ import { OwnerName, RepositoryName } from './event-schemas.js';
 import { HttpError } from './http-error.js';
 
 const PullParams = z.object({
+  /** Only in another forge's paths (`/reports/gitea/...`); GitHub's name none. */
+  forge: z.enum(['gitea']).optional(),
   owner: OwnerName,
   repo: RepositoryName,
   number: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER),
@@ -20,7 +22,8 @@ export const RenderRequest = z.object({
 export function pullFromParams(params: unknown): PullRef {
   const parsed = PullParams.safeParse(params);
   if (!parsed.success) throw new HttpError(400, 'invalid owner, repository or pull number');
-  return { owner: parsed.data.owner, repo: parsed.data.repo, pullNumber: parsed.data.number };
+  const { forge, owner, repo, number } = parsed.data;
+  return { ...(forge === undefined ? {} : { forge }), owner, repo, pullNumber: number };
 }
 
 export function inAllowlist(pull: PullRef, allowlist: ReadonlySet<string> | undefined): boolean {

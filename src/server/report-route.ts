@@ -1,9 +1,10 @@
 /**
- * GET /reports/:owner/:repo/pulls/:number: a PR's HTML report, for the API token or for a
+ * GET /reports/:owner/:repo/pulls/:number (GitHub's) and /reports/gitea/:owner/:repo/pulls/
+ * :number (Gitea's and Forgejo's): a PR's HTML report, for the API token or for a
  * signed link that has not expired. The report is untrusted content rendered by report/,
  * so the page may run nothing it did not bring inline and may load nothing at all.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { PullRef } from '../queue/index.js';
 import { verifyReportSignature } from '../report-link.js';
@@ -36,7 +37,7 @@ export function registerReportRoute(app: FastifyInstance, ctx: ServerContext): v
   const { apiToken, reportSigningKey } = ctx.deps;
   if (render === undefined || (!apiToken && !reportSigningKey)) return;
 
-  app.get('/reports/:owner/:repo/pulls/:number', async (request, reply) => {
+  const serve = async (request: FastifyRequest, reply: FastifyReply) => {
     const pull = pullFromParams(request.params);
     authorize(request, pull, ctx);
     const stored = await guarded(() => ctx.deps.results.get(pull));
@@ -45,7 +46,10 @@ export function registerReportRoute(app: FastifyInstance, ctx: ServerContext): v
       .headers(SECURITY_HEADERS)
       .type('text/html; charset=utf-8')
       .send(render(stored.resultJson));
-  });
+  };
+  app.get('/reports/:owner/:repo/pulls/:number', serve);
+  // Another forge's reports: its name first (the one segment more keeps the routes apart).
+  app.get('/reports/:forge/:owner/:repo/pulls/:number', serve);
 }
 
 /** A bearer token decides when present; otherwise a signed link must be valid. */

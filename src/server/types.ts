@@ -79,6 +79,17 @@ export interface ServerDeps {
   ownLogin?: () => string | undefined;
   /** Requests per minute; an absent field is no limit. */
   rateLimits?: RateLimits;
+  /** Gitea or Forgejo, when configured: POST /webhooks/gitea takes its deliveries. */
+  gitea?: GiteaServerDeps;
+}
+
+export interface GiteaServerDeps {
+  /** Verifies X-Gitea-Signature / X-Forgejo-Signature; required unless insecureNoWebhookSecret. */
+  webhookSecret?: string;
+  /** Whether `login` may push to the repository: only they may give `/fluxlens render`. */
+  mayCommand(repo: { owner: string; repo: string }, login: string): Promise<boolean>;
+  /** Our own login on the forge once known: never a command author. */
+  ownLogin?: () => string | undefined;
 }
 
 export interface RateLimits {

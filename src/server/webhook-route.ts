@@ -1,26 +1,26 @@
 /**
- * POST /webhooks/github: the headers decide first (event, delivery id, signature, declared
- * size), so an event we do not handle or a body we would refuse costs no read; the body is
- * then hashed as it streams in, under its event's limit and a deadline; only a body whose
- * signature matched is decoded, run through the event rules, deduped by delivery id and
- * enqueued. Nothing here renders or calls GitHub, so GitHub gets its answer in milliseconds.
+ * POST /webhooks/github (and /webhooks/gitea when Gitea or Forgejo is configured): the
+ * headers decide first (event, delivery id, signature, declared size), so an event we do
+ * not handle or a body we would refuse costs no read; the body is then hashed as it streams
+ * in, under its event's limit and a deadline; only a body whose signature matched is
+ * decoded, run through its forge's event rules, deduped by delivery id and enqueued. Nothing
+ * here renders or writes to a forge, so the forge gets its answer in milliseconds.
  */
 import type { Readable } from 'node:stream';
+import { forgeOf, type ForgeName } from '../model/index.js';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { admit, enqueueJobs, madeJob } from './enqueue-jobs.js';
 import { HttpError, TooManyRequests } from './http-error.js';
-import { jobForEvent } from './job-for-event.js';
 import type { DeliveryOutcome } from './metrics.js';
 import { type ServerContext, guarded } from './server-context.js';
 import type { EventDecision, SkipInfo } from './types.js';
 import {
   type BodySlots,
-  EVENT_BODY_LIMITS,
   LARGE_BODY_BYTES,
   createBodySlots,
   readWebhookBody,
-  signatureDigest,
 } from './webhook-body.js';
+import { type WebhookForge, webhookForges } from './webhook-forges.js';
 
 /** How long a webhook body may take to arrive when the deps do not say. */
 export const DEFAULT_BODY_TIMEOUT_MS = 20_000;
@@ -39,18 +39,29 @@ interface Intake {
 }
 
 export function registerWebhookRoute(app: FastifyInstance, ctx: ServerContext): void {
-  const secret = ctx.deps.webhookSecret;
-  const verifying = secret !== undefined && secret !== '';
-  const previous = ctx.deps.previousWebhookSecret;
-  const secrets = verifying ? [secret, ...(previous ? [previous] : [])] : [];
+  // One pool of large-body slots for every forge: they bound the server's memory.
+  const slots = createBodySlots(ctx.deps.largeBodySlots ?? DEFAULT_LARGE_BODIES);
+  for (const forge of webhookForges(ctx)) registerForgeRoute(app, ctx, forge, slots);
+}
+
+function registerForgeRoute(
+  app: FastifyInstance,
+  ctx: ServerContext,
+  forge: WebhookForge,
+  slots: BodySlots,
+): void {
+  const { secrets } = forge;
+  const verifying = secrets.length > 0;
   if (!verifying) {
-    ctx.deps.logger.warn('webhook signatures are not verified: insecureNoWebhookSecret is set');
+    ctx.deps.logger.warn(
+      { forge: forge.name },
+      'webhook signatures are not verified: insecureNoWebhookSecret is set',
+    );
   }
   if (secrets.length > 1) {
     // A reminder that a rotation is under way: the previous secret goes once GitHub has the new.
     ctx.deps.logger.info('webhook deliveries signed with the previous secret are accepted too');
   }
-  const slots = createBodySlots(ctx.deps.largeBodySlots ?? DEFAULT_LARGE_BODIES);
   const timeoutMs = ctx.deps.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
   // Encapsulated so only this route reads bodies this way: the signature is over the bytes.
   void app.register(async (scope) => {
@@ -58,7 +69,7 @@ export function registerWebhookRoute(app: FastifyInstance, ctx: ServerContext): 
     scope.addContentTypeParser(
       ['application/json', 'application/x-www-form-urlencoded'],
       async (request: FastifyRequest, payload: Readable) => {
-        const intake = intakeOf(request, verifying);
+        const intake = intakeOf(forge, request);
         return readWebhookBody(payload, {
           limit: intake.limit,
           timeoutMs,
@@ -70,14 +81,14 @@ export function registerWebhookRoute(app: FastifyInstance, ctx: ServerContext): 
     );
     scope.addHook('onRequest', async (request, reply) => {
       try {
-        return await door(ctx, slots, verifying, request, reply);
+        return await door(ctx, forge, slots, request, reply);
       } catch (err) {
         // The body is left unread, so the connection cannot carry another request.
         void reply.header('connection', 'close');
         throw err;
       }
     });
-    scope.post('/webhooks/github', (request, reply) => receive(ctx, verifying, request, reply));
+    scope.post(forge.path, (request, reply) => receive(ctx, forge, request, reply));
   });
 }
 
@@ -89,21 +100,21 @@ export function registerWebhookRoute(app: FastifyInstance, ctx: ServerContext): 
  */
 async function door(
   ctx: ServerContext,
+  forge: WebhookForge,
   slots: BodySlots,
-  verifying: boolean,
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<FastifyReply | undefined> {
-  const event = header(request, 'x-github-event');
-  if (event !== undefined && EVENT_NAME.test(event) && !EVENT_BODY_LIMITS.has(event)) {
-    request.log.info({ event }, 'webhook ignored, unhandled event');
-    ctx.metrics.delivery(event, 'ignored');
+  const event = firstHeader(request, forge.headers.event);
+  if (event !== undefined && EVENT_NAME.test(event) && !forge.limits.has(event)) {
+    request.log.info({ event, forge: forge.name }, 'webhook ignored, unhandled event');
+    ctx.metrics.delivery(event, 'ignored', forge.name);
     return reply
       .code(202)
       .header('connection', 'close')
       .send({ status: 'ignored', reason: `unhandled event ${event}` });
   }
-  const intake = intakeOf(request, verifying);
+  const intake = intakeOf(forge, request);
   const declared = Number(header(request, 'content-length'));
   if (declared > intake.limit) {
     throw new HttpError(413, 'body larger than this event is ever sent', 'oversized');
@@ -119,18 +130,21 @@ async function door(
 }
 
 /** The headers of a delivery we read, checked; throws the refusal otherwise. */
-function intakeOf(request: FastifyRequest, verifying: boolean): Intake {
-  const event = header(request, 'x-github-event');
-  const limit = event === undefined ? undefined : EVENT_BODY_LIMITS.get(event);
+function intakeOf(forge: WebhookForge, request: FastifyRequest): Intake {
+  const { headers } = forge;
+  const event = firstHeader(request, headers.event);
+  const limit = event === undefined ? undefined : forge.limits.get(event);
   if (event === undefined || limit === undefined) {
-    throw new HttpError(400, 'missing or invalid X-GitHub-Event', 'bad-request');
+    throw new HttpError(400, `missing or invalid ${headers.names.event}`, 'bad-request');
   }
-  const deliveryId = header(request, 'x-github-delivery');
-  if (deliveryId === undefined || !DELIVERY_ID.test(deliveryId)) {
-    throw new HttpError(400, 'missing or invalid X-GitHub-Delivery', 'bad-request');
+  const delivery = firstHeader(request, headers.delivery);
+  if (delivery === undefined || !DELIVERY_ID.test(delivery)) {
+    throw new HttpError(400, `missing or invalid ${headers.names.delivery}`, 'bad-request');
   }
-  const digest = signatureDigest(header(request, 'x-hub-signature-256'));
-  if (verifying && digest === undefined) {
+  // Delivery ids are deduped in one ledger: another forge's never meet GitHub's.
+  const deliveryId = forge.name === 'github' ? delivery : `${forge.name}-${delivery}`;
+  const digest = forge.digest(firstHeader(request, headers.signature));
+  if (forge.secrets.length > 0 && digest === undefined) {
     throw new HttpError(401, 'signature does not match', 'bad-signature');
   }
   return { event, deliveryId, limit, digest };
@@ -138,23 +152,24 @@ function intakeOf(request: FastifyRequest, verifying: boolean): Intake {
 
 async function receive(
   ctx: ServerContext,
-  verifying: boolean,
+  forge: WebhookForge,
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<FastifyReply> {
-  const { event, deliveryId } = intakeOf(request, verifying);
+  const { event, deliveryId } = intakeOf(forge, request);
   // A POST without a body never reached the body reader, so nothing vouched for it.
   if (!Buffer.isBuffer(request.body)) {
-    if (verifying) throw new HttpError(401, 'signature does not match', 'bad-signature');
+    if (forge.secrets.length > 0)
+      throw new HttpError(401, 'signature does not match', 'bad-signature');
     throw new HttpError(400, 'a webhook needs a body', 'bad-request');
   }
   const payload = decodePayload(request.body.toString('utf8'), header(request, 'content-type'));
-  const log = request.log.child({ event, deliveryId });
+  const log = request.log.child({ event, deliveryId, forge: forge.name });
   if (event === 'ping') {
-    ctx.metrics.delivery(event, 'ping');
+    ctx.metrics.delivery(event, 'ping', forge.name);
     return reply.code(200).send({ status: 'pong' });
   }
-  const decision = jobForEvent(event, payload, {
+  const decision = await forge.decide(event, payload, {
     renderDrafts: ctx.deps.renderDrafts,
     renderForks: ctx.deps.renderForks,
     allowlist: ctx.allowlist,
@@ -163,11 +178,11 @@ async function receive(
     deliveryId,
     requestedAt: ctx.now().toISOString(),
     commandBots: ctx.commandBots,
-    ownLogin: ctx.deps.ownLogin?.(),
+    ownLogin: forge.ownLogin?.(),
   });
-  const delivery = { ctx, log, event, deliveryId };
+  const delivery = { ctx, log, event, deliveryId, forge: forge.name };
   const outcome = await act(delivery, decision);
-  ctx.metrics.delivery(event, outcome.outcome);
+  ctx.metrics.delivery(event, outcome.outcome, forge.name);
   return reply.code(outcome.status).send(outcome.body);
 }
 
@@ -176,6 +191,7 @@ interface Delivery {
   log: FastifyBaseLogger;
   event: string;
   deliveryId: string;
+  forge: ForgeName;
 }
 
 interface Outcome {
@@ -196,7 +212,7 @@ async function act(delivery: Delivery, decision: EventDecision): Promise<Outcome
       };
     case 'invalid':
       log.warn({ reason: decision.reason }, 'webhook payload lacks fields we need');
-      delivery.ctx.metrics.delivery(delivery.event, 'invalid');
+      delivery.ctx.metrics.delivery(delivery.event, 'invalid', delivery.forge);
       throw new HttpError(400, `unexpected payload: ${decision.reason}`, 'bad-request');
     case 'acknowledge':
       log.info(
@@ -213,13 +229,13 @@ type Work = Extract<EventDecision, { action: 'enqueue' | 'cancel' | 'skip' }>;
 
 /** Acts once per delivery id; a delivery that failed is forgotten so a redelivery can act. */
 async function actOnce(delivery: Delivery, decision: Work): Promise<Outcome> {
-  const { ctx, log, event, deliveryId } = delivery;
+  const { ctx, log, event, deliveryId, forge } = delivery;
   let first: boolean;
   try {
     first = await guarded(() => ctx.deps.deliveries.firstSeen(deliveryId));
   } catch (err) {
-    log.warn({ err }, 'webhook delivery failed, GitHub may redeliver it');
-    ctx.metrics.delivery(event, 'failed');
+    log.warn({ err }, 'webhook delivery failed, the forge may redeliver it');
+    ctx.metrics.delivery(event, 'failed', forge);
     // The mark may still land once Redis is back; this removal is queued right behind it.
     void ctx.deps.deliveries.forget(deliveryId).catch(() => undefined);
     throw err;
@@ -231,8 +247,8 @@ async function actOnce(delivery: Delivery, decision: Work): Promise<Outcome> {
   try {
     return await perform(delivery, decision);
   } catch (err) {
-    log.warn({ err }, 'webhook delivery failed, GitHub may redeliver it');
-    ctx.metrics.delivery(event, 'failed');
+    log.warn({ err }, 'webhook delivery failed, the forge may redeliver it');
+    ctx.metrics.delivery(event, 'failed', forge);
     await guarded(() => ctx.deps.deliveries.forget(deliveryId)).catch((forgetErr: unknown) => {
       // Likely the same outage: the redelivery is then taken for a duplicate, and the
       // periodic resync is what picks the PR up again.
@@ -281,7 +297,10 @@ async function enqueueDelivery(
   const { ctx, log } = delivery;
   const react = decision.react;
   if (react !== undefined) {
-    const installation = react.installationId ?? react.pull.owner.toLowerCase();
+    // Without an App installation, the owner is the bucket: another forge's owners are its own.
+    const owner = react.pull.owner.toLowerCase();
+    const forge = forgeOf(react.pull);
+    const installation = react.installationId ?? (forge === 'github' ? owner : `${forge}:${owner}`);
     try {
       await admit(ctx, [
         [`commands:${installation}`, ctx.deps.rateLimits?.commandsPerInstallation],
@@ -320,4 +339,13 @@ function decodePayload(body: string, contentType: string | undefined): unknown {
 function header(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
   return typeof value === 'string' ? value : undefined;
+}
+
+/** The first of `names` the request carries. */
+function firstHeader(request: FastifyRequest, names: readonly string[]): string | undefined {
+  for (const name of names) {
+    const value = header(request, name);
+    if (value !== undefined) return value;
+  }
+  return undefined;
 }

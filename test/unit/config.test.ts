@@ -23,6 +23,10 @@ import { projectRoot } from '../support/paths.js';
 const CPUS = 3;
 const MIB = 1024 * 1024;
 const SIGNED = { FLUXLENS_WEBHOOK_SECRET: 'whsec-for-config-tests' };
+const GITEA = {
+  FLUXLENS_GITEA_URL: 'https://forge.example.com',
+  FLUXLENS_GITEA_TOKEN: 'gitea-token',
+};
 /** In every refused value below; no message may repeat it. */
 const SECRET = 'Zq9-sekrit-Zq9';
 
@@ -491,6 +495,13 @@ const SHOWN_DEFAULT: Record<string, (c: ServiceConfig) => string> = {
   FLUXLENS_GITHUB_TOKEN: (c) => unset(c.github.auth?.kind === 'token' ? 'set' : undefined),
   FLUXLENS_GITHUB_API_URL: (c) => c.github.apiUrl,
   FLUXLENS_GITHUB_GIT_URL: (c) => c.github.gitUrl,
+  FLUXLENS_GITEA_URL: (c) => unset(c.gitea?.url),
+  FLUXLENS_GITEA_TOKEN: (c) => unset(c.gitea?.token),
+  // Shown as the variable it falls back to, which a configured Gitea then uses.
+  FLUXLENS_GITEA_WEBHOOK_SECRET: (c) => {
+    const gitea = load('server', { ...SIGNED, ...GITEA }).gitea;
+    return gitea?.webhookSecret === c.webhookSecret ? 'FLUXLENS_WEBHOOK_SECRET' : 'unset';
+  },
   FLUXLENS_API_TOKEN: (c) => unset(c.apiToken),
   FLUXLENS_API_RENDERS_PER_MINUTE: (c) => String(c.rateLimits.apiRendersPerToken),
   FLUXLENS_OWNER_RENDERS_PER_MINUTE: (c) => String(c.rateLimits.apiRendersPerOwner),
