@@ -10,6 +10,7 @@ export type * from './check-run.js';
 export * from './finding.js';
 export * from './render.js';
 export type * from './registry-credentials.js';
+export type * from './image-check.js';
 export { compareStrings } from './compare.js';
 export { asRecord, isRecord, optional, stringOf } from './records.js';
 export { isSopsEncrypted, readConfigData, sopsPlaceholder } from './config-data.js';
