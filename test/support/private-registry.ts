@@ -4,7 +4,8 @@
  * (oci-registry.ts, where tests push the charts). It asks for a Basic login, or for Bearer
  * tokens from a token service either on a port of its own (another host, as fluxlens counts
  * hosts) or under /token on the registry itself. The token service gives a token that
- * opens the registry for its login, and an anonymous one that does not, as Docker Hub does.
+ * opens the registry for its login, and an anonymous one that does not, as Docker Hub does
+ * for private images (or does, for public ones: anonymousPull).
  * Blob downloads may answer with a redirect to a TLS server on a third port of the same
  * address, which serves them without asking. Every party records each request with the
  * Authorization header it carried.
@@ -36,6 +37,8 @@ export interface PrivateRegistryOptions {
   login: Login;
   /** Blob downloads redirect to https on another port of 127.0.0.1. */
   blobsElsewhere?: TestCertificate;
+  /** Anonymous tokens open the registry too: public images, as Docker Hub serves them. */
+  anonymousPull?: boolean;
 }
 
 export interface PrivateRegistry {
@@ -67,7 +70,7 @@ export async function startPrivateRegistry(
     const good = req.headers.authorization === basic;
     const token = `${good ? 'tok' : 'anon'}-${randomBytes(12).toString('hex')}`;
     tokens.push(token);
-    if (good) valid.add(token);
+    if (good || options.anonymousPull) valid.add(token);
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ token }));
   };
   const servers: Server[] = [];
