@@ -12,8 +12,14 @@ import {
 import path from 'node:path';
 import { z } from 'zod';
 import { CommitSha } from './commit-sha.js';
-import { pullKey } from './pull-key.js';
-import type { PullRef, ResultStore } from './types.js';
+import { pullKey, pullOfKey, repositoryKey } from './pull-key.js';
+import {
+  MAX_LISTED_RESULTS,
+  type PullRef,
+  type ResultQuery,
+  type ResultStore,
+  type StoredResult,
+} from './types.js';
 
 const Header = z.object({ headSha: CommitSha });
 /** The header line is short; has() reads only this much of a possibly large file. */
@@ -63,16 +69,64 @@ export function createFileResultStore(
       }
     },
     async get(pull) {
-      const text = await readLive(fileOf(pull), expired, (handle) => handle.readFile('utf8'));
-      if (text === undefined) return undefined;
-      const newline = text.indexOf('\n');
-      const header = Header.parse(JSON.parse(text.slice(0, newline)));
-      return { headSha: header.headSha, resultJson: text.slice(newline + 1) };
+      const stored = await readLive(fileOf(pull), expired, readResult);
+      return stored && { headSha: stored.headSha, resultJson: stored.resultJson };
     },
     async has(pull, headSha) {
       return (await readLive(fileOf(pull), expired, readHeadSha)) === headSha;
     },
+    list: (query) => listResults(dir, query, expired),
   };
+}
+
+async function readResult(
+  handle: FileHandle,
+): Promise<{ headSha: string; resultJson: string; storedAt: number }> {
+  const storedAt = (await handle.stat()).mtimeMs;
+  const text = await handle.readFile('utf8');
+  const newline = text.indexOf('\n');
+  const header = Header.parse(JSON.parse(text.slice(0, newline)));
+  return { headSha: header.headSha, resultJson: text.slice(newline + 1), storedAt };
+}
+
+/**
+ * The newest results by the time their file was written: one pass over the folder (at
+ * most SWEEP_MAX_FILES entries, as a sweep), then only the files listed are read.
+ */
+async function listResults(
+  dir: string,
+  query: ResultQuery,
+  expired: (mtimeMs: number) => boolean,
+): Promise<StoredResult[]> {
+  const limit = Math.min(query.limit, MAX_LISTED_RESULTS);
+  const prefix = query.repository ? `${repositoryKey(query.repository)}~` : '';
+  let entries;
+  try {
+    entries = await opendir(dir);
+  } catch (err) {
+    if (isMissing(err)) return [];
+    throw err;
+  }
+  const found: Array<{ name: string; mtimeMs: number }> = [];
+  let seen = 0;
+  for await (const entry of entries) {
+    if (++seen > SWEEP_MAX_FILES) break;
+    if (!entry.isFile() || !entry.name.endsWith('.result') || !entry.name.startsWith(prefix)) {
+      continue;
+    }
+    const info = await stat(path.join(dir, entry.name)).catch(() => undefined);
+    if (info !== undefined && !expired(info.mtimeMs))
+      found.push({ name: entry.name, mtimeMs: info.mtimeMs });
+  }
+  found.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.name < b.name ? -1 : 1));
+  const out: StoredResult[] = [];
+  for (const { name } of found) {
+    if (out.length >= limit) break;
+    const pull = pullOfKey(name.slice(0, -'.result'.length));
+    const stored = pull && (await readLive(path.join(dir, name), expired, readResult));
+    if (pull && stored) out.push({ pull, ...stored });
+  }
+  return out;
 }
 
 /** `read` of the file, or undefined when it is missing or expired. */
@@ -129,18 +183,29 @@ function isMissing(err: unknown): boolean {
 
 /** Results in memory, for an inline queue without a result directory (tests, one-shots). */
 export function createMemoryResultStore(): ResultStore {
-  const results = new Map<string, { headSha: string; resultJson: string }>();
+  const results = new Map<string, StoredResult>();
   return {
     put(pull, headSha, resultJson) {
       Header.parse({ headSha });
-      results.set(pullKey(pull), { headSha, resultJson });
+      const key = pullKey(pull);
+      // Re-inserted, so the map's order is the order of the latest writes.
+      results.delete(key);
+      const stored = { pull: pullOfKey(key) ?? pull, headSha, resultJson, storedAt: Date.now() };
+      results.set(key, stored);
       return Promise.resolve();
     },
     get(pull) {
-      return Promise.resolve(results.get(pullKey(pull)));
+      const stored = results.get(pullKey(pull));
+      return Promise.resolve(stored && { headSha: stored.headSha, resultJson: stored.resultJson });
     },
     has(pull, headSha) {
       return Promise.resolve(results.get(pullKey(pull))?.headSha === headSha);
+    },
+    list(query) {
+      const prefix = query.repository ? `${repositoryKey(query.repository)}~` : '';
+      const newest = [...results].reverse().filter(([key]) => key.startsWith(prefix));
+      const limit = Math.min(query.limit, MAX_LISTED_RESULTS);
+      return Promise.resolve(newest.slice(0, Math.max(0, limit)).map(([, stored]) => stored));
     },
   };
 }

@@ -23,3 +23,16 @@ function encodePart(part: string): string {
     })
     .join('');
 }
+
+/** The pull request a pullKey names, its names in lower case; undefined for anything else. */
+export function pullOfKey(key: string): PullRef | undefined {
+  const m = /^([a-z0-9_%-]+)~([a-z0-9_%-]+)~([1-9][0-9]{0,9})$/.exec(key);
+  if (!m) return undefined;
+  try {
+    const owner = decodeURIComponent(m[1] ?? '');
+    const repo = decodeURIComponent(m[2] ?? '');
+    return { owner, repo, pullNumber: Number(m[3]) };
+  } catch {
+    return undefined;
+  }
+}

@@ -22,6 +22,9 @@ export function redisKeys(prefix: string, queueName: string) {
       `${prefix}:limits:${createHash('sha256').update(bucket).digest('hex').slice(0, 32)}`,
     delivery: (deliveryId: string) => `${prefix}:deliveries:${deliveryId}`,
     result: (pull: PullRef) => `${prefix}:results:${pullKey(pull)}`,
+    /** pullKey -> the order its result was last written in: what the reviews page lists. */
+    recentResults: `${prefix}:recent-results`,
+    recentResultsOrder: `${prefix}:recent-results:order`,
   };
 }
 

@@ -1,13 +1,19 @@
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { CommitSha } from './commit-sha.js';
+import { pullKey, pullOfKey, repositoryKey } from './pull-key.js';
 import type { RedisKeys } from './redis-keys.js';
-import type { ResultStore } from './types.js';
+import { MAX_LISTED_RESULTS, type ResultStore, type StoredResult } from './types.js';
+
+/** How many PRs the recent-results index remembers; older ones drop out of the listing. */
+const MAX_RECENT = 1000;
 
 /**
- * The latest result per PR in one hash (head SHA and result JSON, written together), the
- * only key a result has. Each write restarts its expiry (FLUXLENS_RESULT_TTL_DAYS), so a
- * result goes that long after its PR's last review; without a TTL it is kept forever.
+ * The latest result per PR in one hash (head SHA, result JSON and when it was stored,
+ * written together), the only key a result has. Each write restarts its expiry
+ * (FLUXLENS_RESULT_TTL_DAYS), so a result goes that long after its PR's last review;
+ * without a TTL it is kept forever. A sorted set indexes the MAX_RECENT PRs whose results
+ * were written last, for the reviews page; a PR whose hash expired is skipped there.
  */
 export function createRedisResultStore(
   redis: Redis,
@@ -17,9 +23,20 @@ export function createRedisResultStore(
   return {
     async put(pull, headSha, resultJson) {
       const key = keys.result(pull);
-      const write = redis.multi().hset(key, { headSha: CommitSha.parse(headSha), resultJson });
+      const storedAt = Date.now();
+      // Writes are ordered by a counter, not the clock: two in one millisecond, or on two
+      // servers whose clocks differ, still list in the order Redis took them.
+      const order = await redis.incr(keys.recentResultsOrder);
+      const write = redis.multi().hset(key, {
+        headSha: CommitSha.parse(headSha),
+        resultJson,
+        storedAt: String(storedAt),
+      });
       if (ttlSeconds === undefined) write.persist(key);
       else write.expire(key, ttlSeconds);
+      write
+        .zadd(keys.recentResults, order, pullKey(pull))
+        .zremrangebyrank(keys.recentResults, 0, -MAX_RECENT - 1);
       await write.exec();
     },
     async get(pull) {
@@ -29,6 +46,31 @@ export function createRedisResultStore(
     },
     async has(pull, headSha) {
       return (await redis.hget(keys.result(pull), 'headSha')) === headSha;
+    },
+    async list(query) {
+      const limit = Math.min(query.limit, MAX_LISTED_RESULTS);
+      const prefix = query.repository ? `${repositoryKey(query.repository)}~` : '';
+      const members = await redis.zrevrange(keys.recentResults, 0, MAX_RECENT - 1);
+      const out: StoredResult[] = [];
+      for (const member of members) {
+        if (out.length >= limit) break;
+        const pull = member.startsWith(prefix) ? pullOfKey(member) : undefined;
+        if (pull === undefined) continue;
+        const [headSha, resultJson, storedAt] = await redis.hmget(
+          keys.result(pull),
+          'headSha',
+          'resultJson',
+          'storedAt',
+        );
+        if (!headSha || typeof resultJson !== 'string') continue;
+        out.push({
+          pull,
+          headSha: CommitSha.parse(headSha),
+          resultJson,
+          storedAt: Number(storedAt ?? 0),
+        });
+      }
+      return out;
     },
   };
 }

@@ -160,4 +160,26 @@ export interface ResultStore {
   get(pull: PullRef): Promise<{ headSha: string; resultJson: string } | undefined>;
   /** Whether any result exists for this head (the periodic resync skips those). */
   has(pull: PullRef, headSha: string): Promise<boolean>;
+  /**
+   * The latest results of the most recently reviewed PRs, newest first, at most `limit`
+   * (and never more than MAX_LISTED_RESULTS): the reviews page. `repository` narrows them
+   * to one repository (case-insensitive, as GitHub names are).
+   */
+  list(query: ResultQuery): Promise<StoredResult[]>;
+}
+
+export const MAX_LISTED_RESULTS = 200;
+
+export interface ResultQuery {
+  limit: number;
+  repository?: { owner: string; repo: string };
+}
+
+export interface StoredResult {
+  /** As the store keys it: owner and repository in lower case. */
+  pull: PullRef;
+  headSha: string;
+  /** When the result was stored (ms since the epoch). */
+  storedAt: number;
+  resultJson: string;
 }

@@ -5,7 +5,7 @@
  * name only the pull request have a table of their own, pull-only-semantics.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { JobInterruptedError, PermanentJobError } from '../../../src/queue/index.js';
+import { JobInterruptedError, PermanentJobError, type PullRef } from '../../../src/queue/index.js';
 import { describePullOnlySemantics } from './pull-only-semantics.js';
 import {
   type QueueAdapter,
@@ -332,6 +332,37 @@ export function describeQueueSemantics(adapter: QueueAdapter): void {
       expect(await queue.results.has(pull, sha('b'))).toBe(true);
       expect(await queue.results.has(pull, sha('a'))).toBe(false);
       expect(await queue.results.get(otherPull)).toBeUndefined();
+    });
+
+    it('lists the latest result of the most recently reviewed pull requests, newest first', async () => {
+      const { queue } = await open();
+      const fleet = reviewJob().pull;
+      const apps = { owner: 'Acme', repo: 'Apps', pullNumber: 7 };
+      await queue.results.put(fleet, sha('a'), '{"verdict":"safe"}');
+      await queue.results.put(apps, sha('b'), '{"verdict":"info"}');
+      await queue.results.put({ ...fleet, pullNumber: 43 }, sha('c'), '{"verdict":"caution"}');
+      await queue.results.put(fleet, sha('d'), '{"verdict":"danger"}');
+      const listed = await queue.results.list({ limit: 10 });
+      const lower = (p: PullRef) => ({
+        ...p,
+        owner: p.owner.toLowerCase(),
+        repo: p.repo.toLowerCase(),
+      });
+      expect(listed.map((r) => [r.pull, r.headSha, r.resultJson])).toEqual([
+        [lower(fleet), sha('d'), '{"verdict":"danger"}'],
+        [lower({ ...fleet, pullNumber: 43 }), sha('c'), '{"verdict":"caution"}'],
+        [lower(apps), sha('b'), '{"verdict":"info"}'],
+      ]);
+      expect(listed.every((r) => r.storedAt > 0)).toBe(true);
+      expect((await queue.results.list({ limit: 2 })).map((r) => r.headSha)).toEqual([
+        sha('d'),
+        sha('c'),
+      ]);
+      const one = await queue.results.list({
+        limit: 10,
+        repository: { owner: 'ACME', repo: 'apps' },
+      });
+      expect(one.map((r) => r.headSha)).toEqual([sha('b')]);
     });
 
     it('lets a running job finish when the worker closes within the grace period', async () => {

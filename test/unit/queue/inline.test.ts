@@ -2,7 +2,7 @@
  * The inline adapter (one process, no Redis) against the shared semantics table, plus
  * what only it does: results in files that survive a restart.
  */
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -77,6 +77,39 @@ describe('inline queue', () => {
     await queue.results.put(pull, sha('a'), '{}');
     await queue.results.put(pull, sha('b'), '{"big":true}');
     expect(await readdir(resultDir)).toEqual(['acme~%2e%2e%2fetc~1.result']);
+  });
+
+  it('lists results on disk newest first by when they were written, names decoded', async () => {
+    const resultDir = await tempDir();
+    const queue = open({ resultDir });
+    const odd = { owner: 'Acme', repo: '../etc', pullNumber: 1 };
+    const fleet = reviewJob().pull;
+    await queue.results.put(odd, sha('a'), '{"verdict":"info"}');
+    await queue.results.put(fleet, sha('b'), '{"verdict":"danger"}');
+    // Written an hour apart, as a day of reviews is, whatever the file system's clock grain.
+    const hourAgo = new Date(Date.now() - 3600_000);
+    await utimes(join(resultDir, 'acme~%2e%2e%2fetc~1.result'), hourAgo, hourAgo);
+    const listed = await queue.results.list({ limit: 10 });
+    expect(listed.map((r) => [r.pull, r.headSha, r.resultJson])).toEqual([
+      [fleet, sha('b'), '{"verdict":"danger"}'],
+      [{ owner: 'acme', repo: '../etc', pullNumber: 1 }, sha('a'), '{"verdict":"info"}'],
+    ]);
+    expect(listed[1]?.storedAt).toBe(hourAgo.getTime());
+    const one = await queue.results.list({
+      limit: 10,
+      repository: { owner: 'ACME', repo: '../ETC' },
+    });
+    expect(one.map((r) => r.headSha)).toEqual([sha('a')]);
+    expect(await queue.results.list({ limit: 1 })).toHaveLength(1);
+  });
+
+  it('leaves expired results out of the list', async () => {
+    const resultDir = await tempDir();
+    const queue = open({ resultDir, resultTtlSeconds: 3600 });
+    await queue.results.put(reviewJob().pull, sha('a'), '{}');
+    const dayAgo = new Date(Date.now() - 24 * 3600_000);
+    await utimes(join(resultDir, 'acme~fleet-infra~42.result'), dayAgo, dayAgo);
+    expect(await queue.results.list({ limit: 10 })).toEqual([]);
   });
 
   it('runs jobs with the processor it was created with until it closes', async () => {

@@ -11,8 +11,10 @@ import type {
   JobState,
   PullRef,
   QueueDepth,
+  ResultQuery,
   ResultStore,
   ReviewJob,
+  StoredResult,
 } from '../../../../src/queue/types.js';
 
 export class FakeQueue implements JobQueue {
@@ -95,8 +97,11 @@ export class FakeResults implements ResultStore {
   private readonly byPull = new Map<string, { headSha: string; resultJson: string }>();
   /** Every PR a result was asked for. */
   readonly reads: PullRef[] = [];
+  /** Every listing asked for. */
+  readonly listed: ResultQuery[] = [];
 
   async put(pull: PullRef, headSha: string, resultJson: string): Promise<void> {
+    this.byPull.delete(key(pull));
     this.byPull.set(key(pull), { headSha, resultJson });
   }
 
@@ -107,6 +112,20 @@ export class FakeResults implements ResultStore {
 
   async has(pull: PullRef, headSha: string): Promise<boolean> {
     return this.byPull.get(key(pull))?.headSha === headSha;
+  }
+
+  /** Every result put, newest first, `storedAt` counting puts; `repository` as given. */
+  async list(query: ResultQuery): Promise<StoredResult[]> {
+    this.listed.push(query);
+    const all = [...this.byPull].map(([k, stored], i) => ({ k, stored, i })).reverse();
+    const wanted = query.repository && `${query.repository.owner}/${query.repository.repo}#`;
+    return all
+      .filter(({ k }) => !wanted || k.startsWith(wanted.toLowerCase()))
+      .slice(0, query.limit)
+      .map(({ k, stored, i }) => {
+        const [, owner = '', repo = '', number = '0'] = /^(.*)\/(.*)#(\d+)$/.exec(k) ?? [];
+        return { pull: { owner, repo, pullNumber: Number(number) }, ...stored, storedAt: i };
+      });
   }
 }
 
