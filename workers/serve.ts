@@ -15,7 +15,7 @@ import {
   type JobQueue,
   type ResultStore,
 } from '../src/queue/index.js';
-import { parseAnalysisResult, renderHtml } from '../src/report/index.js';
+import { parseAnalysisResult, renderHtml, renderReviewsPage } from '../src/report/index.js';
 import {
   acknowledgeCommand,
   CHECK_RUN_NAME,
@@ -73,6 +73,7 @@ async function serve(io: ProcessIO): Promise<void> {
     metrics: service.registry,
     credentialRejection: () => credentials.rejection(),
     renderReportHtml: (json) => renderHtml(parseAnalysisResult(json)),
+    renderReviewsHtml: renderReviewsPage,
     skipCheck: (info) => reportSkipped(github, { mode, comment: config.comment }, info),
     react: (info) => acknowledgeCommand(github, info),
   });
