@@ -21,6 +21,8 @@ export interface ReviewsPage {
   verdict?: LevelOrNone;
   /** Query parameters the page's links and form keep (a signed link's expires and sig). */
   carry: Readonly<Record<string, string>>;
+  /** A signed link to the page to pass on. */
+  shareUrl?: string;
 }
 
 const LEVELS: readonly LevelOrNone[] = ['none', 'info', 'caution', 'danger'];
@@ -33,7 +35,7 @@ const STYLE = `
 body { margin: 0; padding: 12px 24px; background: var(--bg); color: var(--fg);
   font: 14px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
 h1 { font-size: 20px; margin: 4px 0; }
-.lead, .empty { color: var(--muted); }
+.lead, .empty, .share { color: var(--muted); overflow-wrap: anywhere; }
 form { display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: end; margin: 12px 0; }
 table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; padding: 6px 8px; border-bottom: 1px solid var(--border); vertical-align: top; }
@@ -148,6 +150,11 @@ export function renderReviewsPage(page: ReviewsPage): string {
     '<body>',
     '<h1>Reviews</h1>',
     lead(page, rows.length),
+    ...(page.shareUrl
+      ? [
+          `<p class="share">A link to this page for anyone without the API token, valid for a day: <a href="${escapeHtml(page.shareUrl)}">${escapeHtml(page.shareUrl)}</a></p>`,
+        ]
+      : []),
     form(page),
     table,
     '</body>',

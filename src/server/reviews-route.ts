@@ -1,13 +1,19 @@
 /**
  * GET /reports: the reviews page, the latest stored review of the most recently reviewed
  * PRs across repositories, filterable by repository and verdict level, for the API token
- * or a signed link to the page (signReviewsUrl). Its links to each report are signed to
- * expire with the page's own link, or within REPORT_LINK_MS when the token opened it.
+ * or a signed link to the page (signReviewsUrl), which the page offers for a day when the
+ * token opened it. Its links to each report are signed to expire with the page's own link,
+ * or within REPORT_LINK_MS when the token opened it.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { isOwnerName, isRepositoryName } from '../model/index.js';
-import { reportPath, signReportUrl, verifyReviewsSignature } from '../report-link.js';
+import {
+  reportPath,
+  signReportUrl,
+  signReviewsUrl,
+  verifyReviewsSignature,
+} from '../report-link.js';
 import { requireToken } from './api-routes.js';
 import { HttpError } from './http-error.js';
 import { LinkQuery, REPORT_SECURITY_HEADERS, SignedQuery } from './report-route.js';
@@ -18,6 +24,7 @@ import type { ReviewsPageData } from './types.js';
 export const REVIEWS_SHOWN = 100;
 /** How long a report link on a page opened with the token stays valid. */
 const REPORT_LINK_MS = 60 * 60 * 1000;
+const SHARE_LINK_MS = 24 * 60 * 60 * 1000;
 
 /** An empty form field means no filter. */
 const blank = (value: unknown) => (value === '' ? undefined : value);
@@ -38,7 +45,7 @@ const Filters = z.object({
 
 export function registerReviewsRoute(app: FastifyInstance, ctx: ServerContext): void {
   const render = ctx.deps.renderReviewsHtml;
-  const { apiToken, reportSigningKey } = ctx.deps;
+  const { apiToken, reportSigningKey, publicUrl } = ctx.deps;
   if (render === undefined || (!apiToken && !reportSigningKey)) return;
 
   app.get('/reports', async (request, reply) => {
@@ -71,6 +78,9 @@ export function registerReviewsRoute(app: FastifyInstance, ctx: ServerContext): 
       ...(repository ? { repository } : {}),
       ...(verdict ? { verdict } : {}),
       carry: expires === undefined ? {} : signedParams(request),
+      ...(expires === undefined && reportSigningKey
+        ? { shareUrl: signReviewsUrl(publicUrl ?? '', reportSigningKey, shareExpiry(ctx)) }
+        : {}),
     };
     return reply
       .headers(REPORT_SECURITY_HEADERS)
@@ -81,6 +91,11 @@ export function registerReviewsRoute(app: FastifyInstance, ctx: ServerContext): 
       .type('text/html; charset=utf-8')
       .send(render(page));
   });
+}
+
+/** A page link handed on lasts a day: the page lists every repository's reviews. */
+function shareExpiry(ctx: ServerContext): Date {
+  return new Date(ctx.now().getTime() + SHARE_LINK_MS);
 }
 
 function signedParams(request: FastifyRequest): Record<string, string> {

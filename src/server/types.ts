@@ -136,4 +136,6 @@ export interface ReviewsPageData {
   verdict?: 'none' | 'info' | 'caution' | 'danger';
   /** Query parameters the page's own links and filter form keep (a signed link's). */
   carry: Record<string, string>;
+  /** A signed link to the page to pass on, when the API token opened it. */
+  shareUrl?: string;
 }

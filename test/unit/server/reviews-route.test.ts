@@ -87,6 +87,21 @@ describe('GET /reports', () => {
     expect(page.carry).toEqual({});
   });
 
+  it('offers the token holder a signed link to the page, valid for a day, that opens it', async () => {
+    const { app } = await start({ publicUrl: 'https://fluxlens.example.com/' });
+    const res = await app.inject({
+      method: 'GET',
+      url: '/reports',
+      headers: { authorization: `Bearer ${API_TOKEN}` },
+    });
+    const { shareUrl = '' } = pageOf(res.body);
+    const inADay = new Date(NOW.getTime() + 24 * 3600_000);
+    expect(shareUrl).toBe(signReviewsUrl('https://fluxlens.example.com/', SIGNING_KEY, inADay));
+    const shared = await app.inject({ method: 'GET', url: pathOf(shareUrl) });
+    expect(shared.statusCode).toBe(200);
+    expect(pageOf(shared.body).shareUrl).toBeUndefined();
+  });
+
   it('serves a valid signed link, whose report links expire with it and whose filters keep it', async () => {
     const { app } = await start();
     const url = signReviewsUrl('https://fluxlens.example.com/', SIGNING_KEY, inAnHour);
