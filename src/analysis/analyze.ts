@@ -123,6 +123,8 @@ export async function analyze(
   const images = policy.checkImages
     ? await clock.time('images', () => askRegistries(run, imageQueries(clusters, policy)))
     : undefined;
+  // The registries are not told of a cancel; their answers are then not used.
+  throwIfCancelled(deps.signal);
   const findings = clock.timeSync('risk', () =>
     evaluateRisk({ clusters, policy, ...(images ? { images } : {}) }),
   );
