@@ -21,7 +21,7 @@ import { type ServerContext, guarded } from './server-context.js';
 import type { ReviewsPageData } from './types.js';
 
 /** How many reviews the page lists (the newest), before the verdict filter. */
-export const REVIEWS_SHOWN = 100;
+const REVIEWS_SHOWN = 100;
 /** How long a report link on a page opened with the token stays valid. */
 const REPORT_LINK_MS = 60 * 60 * 1000;
 const SHARE_LINK_MS = 24 * 60 * 60 * 1000;

@@ -25,7 +25,7 @@ export interface ImageCheckSettings {
 }
 
 /** More images than this in one review are not asked about (a bound on one review's requests). */
-export const MAX_IMAGES = 200;
+const MAX_IMAGES = 200;
 const REGISTRIES_AT_ONCE = 4;
 
 export async function checkImages(
