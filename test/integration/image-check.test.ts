@@ -141,6 +141,15 @@ describe('the image check', () => {
     expect(front.seen.registry.map((r) => r.path)).toEqual([manifest, manifest]);
     expect(front.seen.registry[0]?.authorization).toBeUndefined();
     expect(front.seen.registry[1]?.authorization).toMatch(/^Bearer anon-/);
+    expect(front.accepts).toHaveLength(2);
+    for (const accept of front.accepts) {
+      expect(accept.split(', ').sort()).toEqual([
+        'application/vnd.docker.distribution.manifest.list.v2+json',
+        'application/vnd.docker.distribution.manifest.v2+json',
+        'application/vnd.oci.image.index.v1+json',
+        'application/vnd.oci.image.manifest.v1+json',
+      ]);
+    }
     expect(front.seen.realm).toHaveLength(1);
     expect(front.seen.realm[0]?.path).toContain('scope=repository%3Aacme%2Fweb%3Apull');
   });

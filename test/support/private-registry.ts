@@ -50,6 +50,8 @@ export interface PrivateRegistry {
   seen: { registry: SeenRequest[]; realm: SeenRequest[]; blobs: SeenRequest[] };
   /** Every token the token service gave out, anonymous ones too. */
   tokens: string[];
+  /** The Accept header of each registry request, in the order of seen.registry. */
+  accepts: string[];
   clear(): void;
   stop(): Promise<void>;
 }
@@ -59,6 +61,7 @@ export async function startPrivateRegistry(
 ): Promise<PrivateRegistry> {
   const seen = { registry: [] as SeenRequest[], realm: [] as SeenRequest[], blobs: [] };
   const tokens: string[] = [];
+  const accepts: string[] = [];
   const valid = new Set<string>();
   const basic = `Basic ${Buffer.from(`${options.login.username}:${options.login.password}`).toString('base64')}`;
   const record = (list: SeenRequest[], req: IncomingMessage) => {
@@ -92,6 +95,7 @@ export async function startPrivateRegistry(
   const front = createHttpServer((req, res) => {
     if (options.auth === 'token-here' && req.url?.startsWith('/token')) return issueToken(req, res);
     record(seen.registry, req);
+    accepts.push(req.headers.accept ?? '');
     const given = req.headers.authorization ?? '';
     const open =
       options.auth === 'basic' ? given === basic : valid.has(given.replace(/^Bearer /, ''));
@@ -118,8 +122,10 @@ export async function startPrivateRegistry(
     realmHost: realm ? realmHost : host,
     seen,
     tokens,
+    accepts,
     clear: () => {
       for (const list of Object.values(seen)) list.splice(0);
+      accepts.splice(0);
     },
     stop: async () => {
       await Promise.all(
