@@ -37,8 +37,11 @@ let locked: PrivateRegistry;
 let repo: TestRepo;
 let work: string;
 let plainBase: string;
+/** The manifest digest of acme/web:1.1.0. */
+let pushed: string;
+const UNKNOWN_DIGEST = `sha256:${'0'.repeat(64)}`;
 
-function deployment(image: string): string {
+function deployment(image: string, sidecar?: string): string {
   return yaml({
     apiVersion: 'apps/v1',
     kind: 'Deployment',
@@ -47,7 +50,12 @@ function deployment(image: string): string {
       selector: { matchLabels: { app: 'web' } },
       template: {
         metadata: { labels: { app: 'web' } },
-        spec: { containers: [{ name: 'app', image }] },
+        spec: {
+          containers: [
+            { name: 'app', image },
+            ...(sidecar ? [{ name: 'sidecar', image: sidecar }] : []),
+          ],
+        },
       },
     },
   });
@@ -69,7 +77,9 @@ const imageFindings = (result: AnalysisResult) =>
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'fluxlens-image-check-'));
   backend = await startOciRegistry();
-  for (const tag of ['1.0.0', '1.1.0']) await backend.pushImage('acme/web', tag);
+  const digests: string[] = [];
+  for (const tag of ['1.0.0', '1.1.0']) digests.push(await backend.pushImage('acme/web', tag));
+  pushed = digests[1] ?? '';
   front = await startPrivateRegistry({
     backend: backend.host,
     auth: 'token-here',
@@ -91,9 +101,9 @@ beforeAll(async () => {
     execFileSync('git', ['-C', repo.dir, ...args], {
       env: { PATH: process.env['PATH'] ?? '', HOME: repo.dir, GIT_CONFIG_NOSYSTEM: '1' },
     });
-  const branch = (name: string, from: string, image: string) => {
+  const branch = (name: string, from: string, image: string, sidecar?: string) => {
     git('checkout', '-q', '-b', name, from);
-    repo.write({ 'apps/web/deployment.yaml': deployment(image) });
+    repo.write({ 'apps/web/deployment.yaml': deployment(image, sidecar) });
     repo.commit(`web ${image}`);
   };
   branch('plain', plainBase, `${front.host}/acme/web:9.9.9`);
@@ -104,6 +114,12 @@ beforeAll(async () => {
   branch('missing', 'main', `${front.host}/acme/web:9.9.9`);
   branch('unreachable', 'main', `${dead}/acme/web:1.1.0`);
   branch('locked', 'main', `${locked.host}/acme/web:1.1.0`);
+  branch(
+    'digests',
+    'main',
+    `${front.host}/acme/web@${pushed}`,
+    `${front.host}/acme/web:1.1.0@${UNKNOWN_DIGEST}`,
+  );
 }, 120_000);
 
 beforeEach(() => {
@@ -172,6 +188,22 @@ describe('the image check', () => {
       },
     ]);
     expect(result.verdict.level).toBe('danger');
+  });
+
+  it('asks by digest when there is one: a pushed digest passes, an unknown one is missing', async () => {
+    const result = await analyzeBranches(repo.dir, 'main', 'digests', {
+      ...ONLINE,
+      machine: machine(),
+    });
+    expect(imageFindings(result).map((f) => [f.rule, f.message.split(',')[0]])).toEqual([
+      [
+        'image-missing',
+        `Deployment apps/web: container sidecar runs ${front.host}/acme/web:1.1.0@${UNKNOWN_DIGEST}`,
+      ],
+    ]);
+    const manifests = front.seen.registry.map((r) => r.path);
+    expect(manifests).toContain(`/v2/acme/web/manifests/${pushed}`);
+    expect(manifests).toContain(`/v2/acme/web/manifests/${UNKNOWN_DIGEST}`);
   });
 
   it('says an unreachable registry was not checked, and never calls the image missing', async () => {
