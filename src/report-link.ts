@@ -65,3 +65,34 @@ export function verifyReportSignature(
   const expected = Buffer.from(reportSignature(key, pull, expires), 'utf8');
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
+
+/**
+ * The reviews page (`/reports`, every repository's recent reviews) signs `reviews:` and
+ * the expiry: no PR's message has that shape (theirs always hold a `/`), so a PR's link
+ * never opens the page, nor the page's link a PR's report.
+ */
+function reviewsSignature(key: string, expires: number): string {
+  return createHmac('sha256', key).update(`reviews:${expires}`, 'utf8').digest('hex');
+}
+
+export const REVIEWS_PATH = '/reports';
+
+/** The reviews page's URL under publicUrl, valid until expiresAt (to the second). */
+export function signReviewsUrl(publicUrl: string, key: string, expiresAt: Date): string {
+  const expires = Math.floor(expiresAt.getTime() / 1000);
+  const sig = reviewsSignature(key, expires);
+  return `${publicUrl.replace(/\/+$/, '')}${REVIEWS_PATH}?expires=${expires}&sig=${sig}`;
+}
+
+/** verifyReportSignature for the reviews page. */
+export function verifyReviewsSignature(
+  key: string,
+  expires: number,
+  sig: string,
+  now: Date,
+): boolean {
+  if (!Number.isSafeInteger(expires) || expires * 1000 <= now.getTime()) return false;
+  const given = Buffer.from(sig.toLowerCase(), 'utf8');
+  const expected = Buffer.from(reviewsSignature(key, expires), 'utf8');
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}

@@ -16,7 +16,7 @@ import {
   type PullRef,
   type ResultStore,
 } from '../src/queue/index.js';
-import { parseAnalysisResult, renderHtml } from '../src/report/index.js';
+import { parseAnalysisResult, renderHtml, renderReviewsPage } from '../src/report/index.js';
 import {
   acknowledgeCommand,
   CHECK_RUN_NAME,
@@ -82,6 +82,7 @@ async function serve(io: ProcessIO): Promise<void> {
     metrics: service.registry,
     credentialRejection: () => credentials?.rejection(),
     renderReportHtml: (json) => renderHtml(parseAnalysisResult(json)),
+    renderReviewsHtml: renderReviewsPage,
     skipCheck: (info) => {
       const forge = forgeOfPull(info.pull);
       return reportSkipped(forge.client, { mode: forge.mode, comment: config.comment }, info);

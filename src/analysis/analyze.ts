@@ -12,7 +12,13 @@ import {
   treeEntry,
   type ResolvedRevisions,
 } from '../git/index.js';
-import type { AnalysisResult, FailOn, RenderedCluster } from '../model/index.js';
+import type {
+  AnalysisResult,
+  FailOn,
+  ImageAnswers,
+  ImageQuery,
+  RenderedCluster,
+} from '../model/index.js';
 import {
   clusterEntries,
   clustersAddedAtHead,
@@ -21,6 +27,7 @@ import {
   type ClusterEntry,
 } from '../policy/index.js';
 import {
+  checkImages,
   createEngine,
   keepLastApplied,
   RenderMemo,
@@ -29,7 +36,7 @@ import {
   type RenderSettings,
 } from '../render/index.js';
 import { redactAnalysisResult, secretValuesOf } from '../redact/index.js';
-import { evaluateRisk, RULE_IDS } from '../risk/index.js';
+import { evaluateRisk, imageQueries, RULE_IDS } from '../risk/index.js';
 import type { ToolRunner } from '../tool-runner.js';
 import { accountFiles } from './account-files.js';
 import { assembleResult, type RenderedPair } from './assemble-result.js';
@@ -113,7 +120,14 @@ export async function analyze(
       diff: diffClusters(r.base, r.head, { cluster: r.name, normalize: policy.normalize }),
     })),
   );
-  const findings = clock.timeSync('risk', () => evaluateRisk({ clusters, policy }));
+  const images = policy.checkImages
+    ? await clock.time('images', () => askRegistries(run, imageQueries(clusters, policy)))
+    : undefined;
+  // The registries are not told of a cancel; their answers are then not used.
+  throwIfCancelled(deps.signal);
+  const findings = clock.timeSync('risk', () =>
+    evaluateRisk({ clusters, policy, ...(images ? { images } : {}) }),
+  );
   const changed = await clock.time('git', () =>
     changedPaths(runner, request.repoDir, revisions.base.sha, revisions.head.sha, git),
   );
@@ -129,6 +143,20 @@ export async function analyze(
   result.timings = { ...clock.finish(), ...cacheCounts(rendered), ...producerCounts(memos) };
   deps.logger?.debug({ timings: result.timings }, 'analysis finished');
   return { result, failOn: policy.failOn, revisions };
+}
+
+/**
+ * The image check's one network step, apart from charts: only here, and only when the
+ * base's policy asks, with the chart fetch's network settings and cache.
+ */
+function askRegistries(run: Run, queries: readonly ImageQuery[]): Promise<ImageAnswers> {
+  const { helm, toolTimeoutMs } = run.settings;
+  return checkImages(queries, {
+    network: helm.network,
+    chartCacheDir: helm.chartCacheDir,
+    offline: helm.offline,
+    timeoutMs: toolTimeoutMs,
+  });
 }
 
 /**

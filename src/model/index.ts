@@ -10,6 +10,7 @@ export type * from './check-run.js';
 export * from './finding.js';
 export * from './render.js';
 export type * from './registry-credentials.js';
+export type * from './image-check.js';
 export { compareStrings } from './compare.js';
 export { FORGE_NAMES, forgeOf, type ForgeName } from './forge.js';
 export { asRecord, isRecord, optional, stringOf } from './records.js';

@@ -54,6 +54,7 @@ function policySchema(knownRules: ReadonlySet<string>) {
     publicGateways: z.array(nonEmpty).optional(),
     failOn: FailOn.optional(),
     inClusterSources: z.enum(['assume', 'fail']).optional(),
+    checkImages: z.boolean().optional(),
     clusters: z
       .array(z.strictObject({ name: nonEmpty, path: repoPath }))
       .superRefine((clusters, ctx) => {
@@ -146,6 +147,7 @@ function toPolicy(file: PolicyFile): Policy {
     clusters: (file.clusters ?? []).map((c) => ({ name: c.name, path: c.path })),
     // Only when written: absent reads as `assume`.
     ...(file.inClusterSources !== undefined ? { inClusterSources: file.inClusterSources } : {}),
+    ...(file.checkImages === true ? { checkImages: true } : {}),
   };
 }
 

@@ -19,6 +19,12 @@ export interface Policy {
    * unknown values, `fail` fails their producer as Flux would. Absent: `assume`.
    */
   inClusterSources?: 'assume' | 'fail';
+  /**
+   * Ask each image's registry whether the tags and digests the PR brings in exist (a
+   * manifest HEAD per image): the only part of a review that reaches a registry for
+   * something other than a chart, so it is off unless the repository asks. Absent: off.
+   */
+  checkImages?: true;
 }
 
 export const DEFAULT_POLICY: Policy = {

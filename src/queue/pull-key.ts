@@ -1,4 +1,4 @@
-import { forgeOf } from '../model/index.js';
+import { FORGE_NAMES, forgeOf } from '../model/index.js';
 import type { PullRef } from './types.js';
 
 /**
@@ -28,14 +28,22 @@ function encodePart(part: string): string {
     .join('');
 }
 
-/** The pull request a pullKey names, its names in lower case; undefined for anything else. */
+/**
+ * The pull request a pullKey names, its names in lower case (with its forge when not
+ * GitHub's); undefined for anything else.
+ */
 export function pullOfKey(key: string): PullRef | undefined {
-  const m = /^([a-z0-9_%-]+)~([a-z0-9_%-]+)~([1-9][0-9]{0,9})$/.exec(key);
+  const parts = key.split('~');
+  if (parts.length !== 3 && parts.length !== 4) return undefined;
+  const forge =
+    parts.length === 4 ? FORGE_NAMES.find((f) => f !== 'github' && f === parts[0]) : undefined;
+  if (parts.length === 4 && forge === undefined) return undefined;
+  const m = /^([a-z0-9_%-]+)~([a-z0-9_%-]+)~([1-9][0-9]{0,9})$/.exec(parts.slice(-3).join('~'));
   if (!m) return undefined;
   try {
     const owner = decodeURIComponent(m[1] ?? '');
     const repo = decodeURIComponent(m[2] ?? '');
-    return { owner, repo, pullNumber: Number(m[3]) };
+    return { ...(forge ? { forge } : {}), owner, repo, pullNumber: Number(m[3]) };
   } catch {
     return undefined;
   }

@@ -10,6 +10,7 @@ import { FluxLocalEngine } from './flux-local/index.js';
 export * from './engine.js';
 export { parseSourceMapping, SourceMapping } from './source-mapping.js';
 export { ignoreRuleOf, keepLastApplied } from './flux/index.js';
+export { checkImages, type ImageCheckSettings } from './image-registry/index.js';
 export * from './settings.js';
 
 export function createEngine(name: EngineName, deps: EngineDeps): RenderEngine {

@@ -10,3 +10,4 @@ export { renderJson } from './json.js';
 export { MARKDOWN_MAX_CHARS, renderMarkdown } from './markdown.js';
 export { renderText } from './text.js';
 export { parseAnalysisResult } from './parse-result.js';
+export { renderReviewsPage } from './reviews-page.js';

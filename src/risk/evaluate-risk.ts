@@ -1,5 +1,11 @@
 /** Runs every rule family over every cluster and applies the repository policy. */
-import { type ClusterDiff, type Finding, type RenderedCluster, toRef } from '../model/index.js';
+import {
+  type ClusterDiff,
+  type Finding,
+  type ImageAnswers,
+  type RenderedCluster,
+  toRef,
+} from '../model/index.js';
 import { isIgnored, policyLevel } from './apply-policy.js';
 import { type Draft, riskContext } from './kit/index.js';
 import type { Policy } from '../policy/index.js';
@@ -15,6 +21,11 @@ export interface RiskInput {
     head: RenderedCluster;
   }>;
   policy: Policy;
+  /**
+   * The image check's answers (imageQueries says what to ask), when the policy asks for it:
+   * the one input a review takes from outside the repository but for charts.
+   */
+  images?: ImageAnswers;
 }
 
 function toFinding(cluster: string, draft: Draft, policy: Policy): Finding | undefined {
@@ -32,7 +43,7 @@ function toFinding(cluster: string, draft: Draft, policy: Policy): Finding | und
 export function evaluateRisk(input: RiskInput): Finding[] {
   const findings = new Map<string, Finding>();
   for (const cluster of input.clusters) {
-    const ctx = riskContext(cluster, input.policy, unassessedProducers(cluster));
+    const ctx = riskContext(cluster, input.policy, unassessedProducers(cluster), input.images);
     for (const family of FAMILIES) {
       for (const draft of family.check(ctx)) {
         const finding = toFinding(cluster.name, draft, input.policy);

@@ -12,6 +12,7 @@ import { installErrorHandler } from './error-handler.js';
 import { queueReadiness, registerHealthRoutes } from './health-routes.js';
 import { createMetricsRegistry, registerServerMetrics } from './metrics.js';
 import { registerReportRoute } from './report-route.js';
+import { registerReviewsRoute } from './reviews-route.js';
 import type { ServerContext } from './server-context.js';
 import type { ServerDeps } from './types.js';
 import { DEFAULT_BODY_TIMEOUT_MS, registerWebhookRoute } from './webhook-route.js';
@@ -65,6 +66,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   registerWebhookRoute(app, ctx);
   registerApiRoutes(app, ctx);
   registerReportRoute(app, ctx);
+  registerReviewsRoute(app, ctx);
   registerHealthRoutes(app, registry, deps.readiness ?? (() => queueReadiness(deps)));
   app.addHook('onClose', async () => background.drain());
   return app;

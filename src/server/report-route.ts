@@ -13,7 +13,7 @@ import { HttpError } from './http-error.js';
 import { pullFromParams } from './pull-params.js';
 import { type ServerContext, guarded } from './server-context.js';
 
-const SECURITY_HEADERS = {
+export const REPORT_SECURITY_HEADERS = {
   'content-security-policy':
     "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; frame-ancestors 'none'",
   'x-content-type-options': 'nosniff',
@@ -22,9 +22,9 @@ const SECURITY_HEADERS = {
 };
 
 /** Whether the query tries to be a signed link at all, before judging whether it is one. */
-const LinkQuery = z.object({ expires: z.unknown(), sig: z.unknown() });
+export const LinkQuery = z.object({ expires: z.unknown(), sig: z.unknown() });
 
-const SignedQuery = z.object({
+export const SignedQuery = z.object({
   expires: z
     .string()
     .regex(/^[0-9]{1,12}$/)
@@ -43,7 +43,7 @@ export function registerReportRoute(app: FastifyInstance, ctx: ServerContext): v
     const stored = await guarded(() => ctx.deps.results.get(pull));
     if (stored === undefined) throw new HttpError(404, 'no report for this pull request');
     return reply
-      .headers(SECURITY_HEADERS)
+      .headers(REPORT_SECURITY_HEADERS)
       .type('text/html; charset=utf-8')
       .send(render(stored.resultJson));
   };

@@ -59,6 +59,8 @@ export interface ServerDeps {
   clock?: () => Date;
   /** The HTML report renderer, injected so server/ never imports report/. */
   renderReportHtml?: (resultJson: string) => string;
+  /** The reviews page's renderer (`/reports`), injected the same way. */
+  renderReviewsHtml?: (page: ReviewsPageData) => string;
   /** Defaults to the queue's ping and, when given, credentialRejection. */
   readiness?: () => Promise<Readiness>;
   /** Why GitHub refuses our credentials; undefined while it has not refused them. */
@@ -126,3 +128,25 @@ export type EventDecision =
   | { action: 'acknowledge'; installationId: number; change: string }
   /** The event is one we act on but the payload lacks fields we need. */
   | { action: 'invalid'; reason: string };
+
+/** What the reviews page shows: the latest stored reviews and the filters asked for. */
+export interface ReviewsPageData {
+  /** Newest first, at most the page's bound, narrowed to `repository` when given. */
+  reviews: Array<{
+    pull: PullRef;
+    headSha: string;
+    /** When the result was stored (ms since the epoch). */
+    storedAt: number;
+    resultJson: string;
+    /** The PR's report, signed when the page was opened with a signed link. */
+    reportUrl: string;
+  }>;
+  /** `owner/repo`, as asked. */
+  repository?: string;
+  /** Only reviews whose verdict is this level. */
+  verdict?: 'none' | 'info' | 'caution' | 'danger';
+  /** Query parameters the page's own links and filter form keep (a signed link's). */
+  carry: Record<string, string>;
+  /** A signed link to the page to pass on, when the API token opened it. */
+  shareUrl?: string;
+}

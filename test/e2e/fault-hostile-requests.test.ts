@@ -356,6 +356,18 @@ describe.each([
       403,
       rejected('bad-report-signature'),
     ],
+    [
+      'the reviews page without a token or a link',
+      () => fetch(`${world.serverUrl}/reports`),
+      401,
+      rejected('bad-token'),
+    ],
+    [
+      "the reviews page on a PR report's link",
+      () => fetch(`${world.serverUrl}/reports${signed(new Date(Date.now() + DAY_MS))}`),
+      403,
+      rejected('bad-report-signature'),
+    ],
   ];
 
   const renderRequest = (owner: string, repo: string) =>
@@ -405,6 +417,18 @@ describe.each([
     await sleep(1500);
     expect(writes().slice(writesAfterReview)).toEqual([]);
     expect(ourComments(world, PULL)).toHaveLength(1);
+  });
+
+  it('lists the review on the reviews page for the API token, linked to its report', async () => {
+    const page = await fetch(`${world.serverUrl}/reports`, {
+      headers: bearer(world.secrets.apiToken),
+    });
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain(`>${OWNER}/${REPO}</a>`.toLowerCase());
+    const href = /<a class="report" href="([^"]+)"/.exec(html)?.[1]?.replaceAll('&amp;', '&');
+    expect(href).toMatch(new RegExp(`^${reportPath(pull).toLowerCase()}\\?expires=\\d+&sig=`));
+    expect((await fetch(`${world.serverUrl}${href ?? ''}`)).status).toBe(200);
   });
 
   it('keeps every credential, the signing key and the Secret value out of what it wrote', async () => {

@@ -1,9 +1,10 @@
 /**
  * A real OCI registry for tests: Debian's docker-registry (distribution) on a free
  * 127.0.0.1 port, storing in a temp folder, started and stopped by the test. Push
- * charts with pushChart from chart-repo.ts.
+ * charts with pushChart from chart-repo.ts, and container images with pushImage.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -19,6 +20,11 @@ export interface OciRegistry {
   url: string;
   /** The manifest digest the registry holds for `repository:reference`. */
   manifestDigest(repository: string, reference: string): Promise<string>;
+  /**
+   * Pushes a small image (an OCI image manifest with one layer) as `repository:tag`
+   * through the distribution API, and returns its manifest digest.
+   */
+  pushImage(repository: string, tag: string): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -68,6 +74,7 @@ export async function startOciRegistry(): Promise<OciRegistry> {
     host,
     url: `oci://${host}`,
     manifestDigest: (repository, reference) => manifestDigest(host, repository, reference),
+    pushImage: (repository, tag) => pushImage(host, repository, tag),
     stop,
   };
 }
@@ -106,4 +113,61 @@ async function manifestDigest(
   const digest = res.headers.get('docker-content-digest');
   if (!res.ok || !digest) throw new Error(`no manifest for ${repository}:${reference}`);
   return digest;
+}
+
+const OCI_MANIFEST = 'application/vnd.oci.image.manifest.v1+json';
+
+function sha256(data: Buffer): string {
+  return `sha256:${createHash('sha256').update(data).digest('hex')}`;
+}
+
+/** A monolithic blob upload: POST for a session, PUT the bytes with their digest. */
+async function pushBlob(host: string, repository: string, data: Buffer): Promise<string> {
+  const digest = sha256(data);
+  const start = await fetch(`http://${host}/v2/${repository}/blobs/uploads/`, { method: 'POST' });
+  const location = start.headers.get('location');
+  if (start.status !== 202 || !location)
+    throw new Error(`upload to ${repository}: ${start.status}`);
+  const url = new URL(location, `http://${host}`);
+  url.searchParams.set('digest', digest);
+  const put = await fetch(url, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/octet-stream' },
+    body: new Uint8Array(data),
+  });
+  if (put.status !== 201) throw new Error(`blob to ${repository}: ${put.status}`);
+  return digest;
+}
+
+async function pushImage(host: string, repository: string, tag: string): Promise<string> {
+  const config = Buffer.from(
+    JSON.stringify({
+      architecture: 'amd64',
+      os: 'linux',
+      config: { Labels: { tag } },
+      rootfs: { type: 'layers', diff_ids: [] },
+    }),
+  );
+  const layer = Buffer.from(`layer of ${repository}:${tag}`);
+  const descriptor = async (mediaType: string, data: Buffer) => ({
+    mediaType,
+    digest: await pushBlob(host, repository, data),
+    size: data.byteLength,
+  });
+  const manifest = Buffer.from(
+    JSON.stringify({
+      schemaVersion: 2,
+      mediaType: OCI_MANIFEST,
+      config: await descriptor('application/vnd.oci.image.config.v1+json', config),
+      layers: [await descriptor('application/vnd.oci.image.layer.v1.tar', layer)],
+    }),
+  );
+  const res = await fetch(`http://${host}/v2/${repository}/manifests/${tag}`, {
+    method: 'PUT',
+    headers: { 'content-type': OCI_MANIFEST },
+    body: new Uint8Array(manifest),
+  });
+  if (res.status !== 201)
+    throw new Error(`manifest ${repository}:${tag}: ${res.status} ${await res.text()}`);
+  return sha256(manifest);
 }

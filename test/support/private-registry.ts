@@ -4,7 +4,8 @@
  * (oci-registry.ts, where tests push the charts). It asks for a Basic login, or for Bearer
  * tokens from a token service either on a port of its own (another host, as fluxlens counts
  * hosts) or under /token on the registry itself. The token service gives a token that
- * opens the registry for its login, and an anonymous one that does not, as Docker Hub does.
+ * opens the registry for its login, and an anonymous one that does not, as Docker Hub does
+ * for private images (or does, for public ones: anonymousPull).
  * Blob downloads may answer with a redirect to a TLS server on a third port of the same
  * address, which serves them without asking. Every party records each request with the
  * Authorization header it carried.
@@ -36,6 +37,8 @@ export interface PrivateRegistryOptions {
   login: Login;
   /** Blob downloads redirect to https on another port of 127.0.0.1. */
   blobsElsewhere?: TestCertificate;
+  /** Anonymous tokens open the registry too: public images, as Docker Hub serves them. */
+  anonymousPull?: boolean;
 }
 
 export interface PrivateRegistry {
@@ -47,6 +50,8 @@ export interface PrivateRegistry {
   seen: { registry: SeenRequest[]; realm: SeenRequest[]; blobs: SeenRequest[] };
   /** Every token the token service gave out, anonymous ones too. */
   tokens: string[];
+  /** The Accept header of each registry request, in the order of seen.registry. */
+  accepts: string[];
   clear(): void;
   stop(): Promise<void>;
 }
@@ -56,6 +61,7 @@ export async function startPrivateRegistry(
 ): Promise<PrivateRegistry> {
   const seen = { registry: [] as SeenRequest[], realm: [] as SeenRequest[], blobs: [] };
   const tokens: string[] = [];
+  const accepts: string[] = [];
   const valid = new Set<string>();
   const basic = `Basic ${Buffer.from(`${options.login.username}:${options.login.password}`).toString('base64')}`;
   const record = (list: SeenRequest[], req: IncomingMessage) => {
@@ -67,7 +73,7 @@ export async function startPrivateRegistry(
     const good = req.headers.authorization === basic;
     const token = `${good ? 'tok' : 'anon'}-${randomBytes(12).toString('hex')}`;
     tokens.push(token);
-    if (good) valid.add(token);
+    if (good || options.anonymousPull) valid.add(token);
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ token }));
   };
   const servers: Server[] = [];
@@ -89,6 +95,7 @@ export async function startPrivateRegistry(
   const front = createHttpServer((req, res) => {
     if (options.auth === 'token-here' && req.url?.startsWith('/token')) return issueToken(req, res);
     record(seen.registry, req);
+    accepts.push(req.headers.accept ?? '');
     const given = req.headers.authorization ?? '';
     const open =
       options.auth === 'basic' ? given === basic : valid.has(given.replace(/^Bearer /, ''));
@@ -115,8 +122,10 @@ export async function startPrivateRegistry(
     realmHost: realm ? realmHost : host,
     seen,
     tokens,
+    accepts,
     clear: () => {
       for (const list of Object.values(seen)) list.splice(0);
+      accepts.splice(0);
     },
     stop: async () => {
       await Promise.all(

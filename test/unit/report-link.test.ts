@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { reportPath, signReportUrl, verifyReportSignature } from '../../src/report-link.js';
+import {
+  reportPath,
+  signReportUrl,
+  signReviewsUrl,
+  verifyReportSignature,
+  verifyReviewsSignature,
+} from '../../src/report-link.js';
 
 const KEY = 'report-signing-key-for-tests-51be';
 const PULL = { owner: 'flux-org', repo: 'fleet', pullNumber: 7 };
@@ -84,3 +90,21 @@ describe('signed report links', () => {
 function flip(sig: string): string {
   return `${sig.startsWith('0') ? '1' : '0'}${sig.slice(1)}`;
 }
+
+describe('signed links to the reviews page', () => {
+  const page = () => linkOf(signReviewsUrl('https://fluxlens.example.com', KEY, IN_AN_HOUR));
+
+  it('verify until they expire, and not with another key', () => {
+    const { expires, sig } = page();
+    expect(verifyReviewsSignature(KEY, expires, sig, NOW)).toBe(true);
+    expect(verifyReviewsSignature(KEY, expires, sig, IN_AN_HOUR)).toBe(false);
+    expect(verifyReviewsSignature('another-key', expires, sig, NOW)).toBe(false);
+  });
+
+  it("never open a PR's report, nor a PR's link the page", () => {
+    const { expires, sig } = page();
+    expect(verifyReportSignature(KEY, PULL, expires, sig, NOW)).toBe(false);
+    const report = linkOf(signReportUrl('https://fluxlens.example.com', KEY, PULL, IN_AN_HOUR));
+    expect(verifyReviewsSignature(KEY, report.expires, report.sig, NOW)).toBe(false);
+  });
+});

@@ -11,6 +11,16 @@ export {
   type ResolvedChart,
   stillRemembered,
 } from './chart/index.js';
+// The registry client the image check (render/image-registry/) shares with chart pulls.
+export {
+  credentialNote,
+  describeUrl,
+  fetchChartResponse,
+  type FetchLimits,
+  fetchRegistryToken,
+  isLoopbackHost,
+  parseChallenge,
+} from './chart/index.js';
 export { HelmRelease, releaseName, releaseNamespace } from './helm-release.js';
 export { postRender } from './post-render.js';
 export { releaseSecretValues, type SecretKeysLookup } from './release-secret-values.js';

@@ -4,6 +4,7 @@
  */
 import {
   type ClusterDiff,
+  type ImageAnswers,
   type Manifest,
   type Producer,
   type ProducerRef,
@@ -33,6 +34,8 @@ export interface RiskContext {
   policy: Policy;
   /** producerKey -> the changed producers nothing could render (unassessedProducers). */
   unassessed: ReadonlyMap<string, UnassessedProducer>;
+  /** What registries said about the images the PR brings in; empty unless the policy asks. */
+  images: ImageAnswers;
 }
 
 export interface ClusterInput {
@@ -58,6 +61,7 @@ export function riskContext(
   input: ClusterInput,
   policy: Policy,
   unassessed: readonly UnassessedProducer[] = [],
+  images: ImageAnswers = new Map(),
 ): RiskContext {
   return {
     cluster: input.name,
@@ -66,6 +70,7 @@ export function riskContext(
     head: view(input.head),
     policy,
     unassessed: new Map(unassessed.map((u) => [producerKey(u.producer), u])),
+    images,
   };
 }
 

@@ -3,6 +3,7 @@
  * revisions, manifest readers, pod specs, subjects and what a PR introduces or removes.
  */
 export {
+  type ClusterInput,
   type RevisionView,
   type RiskContext,
   currentProducer,

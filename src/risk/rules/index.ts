@@ -8,6 +8,7 @@ export { breadth } from './breadth.js';
 export { dataLoss } from './data-loss.js';
 export { exposure } from './exposure.js';
 export { flux } from './flux.js';
+export { imageQueries } from './image-existence.js';
 export { immutable } from './immutable.js';
 export { podPrivilege } from './pod-privilege.js';
 export { secrets } from './secrets.js';

@@ -1,7 +1,8 @@
 /**
  * Supply chain: what code the cluster runs. Major version jumps of charts and images,
  * chart versions and image references that do not pin what they run, and the images of
- * releases whose chart could not be rendered, read from their values (values-images.ts).
+ * releases whose chart could not be rendered, read from their values (values-images.ts);
+ * with the policy's image check, images their registry does not have (image-existence.ts).
  */
 import semver from 'semver';
 import { type ChartSlot, chartSlots, parseImage } from '../../diff/index.js';
@@ -36,6 +37,7 @@ import {
   writtenRepository,
 } from '../kit/index.js';
 
+import { IMAGE_EXISTENCE_RULES, imageExistence } from './image-existence.js';
 import { VALUES_IMAGE_RULES, valuesImageChanges } from './values-images.js';
 
 const CHART_LABEL = 'helm.sh/chart';
@@ -314,7 +316,7 @@ function check(ctx: RiskContext): Draft[] {
     subject: bump.subject,
     message: `${describe(bump.subject.resource)} moves ${bump.what}, ${bump.breaking}: expect breaking changes in values and in what it deploys.`,
   }));
-  drafts.push(...unpinnedCharts(ctx, slots), ...valuesImageChanges(ctx));
+  drafts.push(...unpinnedCharts(ctx, slots), ...valuesImageChanges(ctx), ...imageExistence(ctx));
   for (const change of ctx.diff.changes) {
     if (change.status === 'removed') continue;
     drafts.push(...imageBumps(ctx, change));
@@ -361,6 +363,7 @@ export const supplyChain: RuleFamily = {
       headline: 'Runs an unpinned image in {resource}',
     },
     ...VALUES_IMAGE_RULES,
+    ...IMAGE_EXISTENCE_RULES,
   ],
   check,
 };

@@ -218,6 +218,25 @@ describe('the inClusterSources policy key', () => {
   });
 });
 
+describe('the checkImages policy key', () => {
+  it('turns the image check on with true', () => {
+    expect(parsePolicy('checkImages: true\n', RULE_IDS).checkImages).toBe(true);
+  });
+
+  it.each(['checkImages: false\n', 'failOn: caution\n', ''])(
+    'leaves the image check off unless asked (%j)',
+    (text) => {
+      expect(parsePolicy(text, RULE_IDS).checkImages).toBeUndefined();
+    },
+  );
+
+  it('refuses anything but a boolean, naming the key', () => {
+    expect(() => parsePolicy('checkImages: yes-please\n', RULE_IDS)).toThrow(
+      '.fluxlens.yaml: checkImages: expected a boolean, got string "yes-please"',
+    );
+  });
+});
+
 describe('the README policy example', () => {
   it('parses, so the documentation cannot drift from the parser', () => {
     const readme = readFileSync(join(projectRoot, 'README.md'), 'utf8');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pullKey } from '../../../src/queue/pull-key.js';
+import { pullKey, pullOfKey } from '../../../src/queue/pull-key.js';
 
 describe('pullKey', () => {
   it.each([
@@ -16,5 +16,25 @@ describe('pullKey', () => {
   it('never yields a path separator or a dot, whatever the names', () => {
     const key = pullKey({ owner: '../../root', repo: 'ünïcode\\x', pullNumber: 3 });
     expect(key).not.toMatch(/[/\\.]/);
+  });
+});
+
+describe('pullOfKey', () => {
+  it.each([
+    { owner: 'acme', repo: 'fleet', pullNumber: 7 },
+    { owner: 'acme', repo: 'acme.github.io', pullNumber: 1 },
+    { forge: 'gitea' as const, owner: 'acme', repo: 'fleet', pullNumber: 7 },
+  ])('reads back the pull request %o from its key', (pull) => {
+    expect(pullOfKey(pullKey(pull))).toEqual(pull);
+  });
+
+  it.each([
+    'acme~fleet',
+    'acme~fleet~0',
+    'github~acme~fleet~7',
+    'gitlab~acme~fleet~7',
+    'a~b~c~d~1',
+  ])('names nothing for %s', (key) => {
+    expect(pullOfKey(key)).toBeUndefined();
   });
 });

@@ -9,3 +9,8 @@ export { ChartUnavailableError } from './chart-unavailable-error.js';
 export { isolatedHelmHome } from './oci-pull.js';
 export { RememberedChart } from './remembered-chart.js';
 export { stillRemembered } from './unavailable-memory.js';
+// What the image check (render/image-registry/) asks registries with: the same bounds,
+// address policy, credentials and token dance as a chart pull.
+export { describeUrl, fetchChartResponse, type FetchLimits } from './chart-fetch.js';
+export { credentialNote, isLoopbackHost } from './registry-credentials.js';
+export { fetchRegistryToken, parseChallenge } from './registry-token.js';
