@@ -32,13 +32,8 @@ import {
 } from './render-reads.js';
 import { holdsOf, keptRendersStillHold } from './kept-renders.js';
 import { toolVersion } from './tool-version.js';
-import {
-  keepable,
-  keepsWhole,
-  seedMemo,
-  wholeRenderKey,
-  type KeepContext,
-} from './whole-render.js';
+import { keepable, wholeRenderKey } from './render-key.js';
+import { keepsWhole, seedMemo, type KeepContext } from './whole-render.js';
 
 export interface EngineReuseDeps {
   runner: ToolRunner;

@@ -12,7 +12,7 @@ import type { RenderRequest } from '../../engine.js';
 import { RememberedChart, stillRemembered } from '../../helm/index.js';
 import type { EngineName, RenderSettings } from '../../settings.js';
 import { builtinTools, kustomizeServerVersion, toolVersion } from './tool-version.js';
-import { keepable, renderContextKey } from './whole-render.js';
+import { keepable, renderContextKey } from './render-key.js';
 
 /**
  * The failures `cluster` is kept with: the unavailable memory's record of the chart of each
@@ -45,11 +45,14 @@ export async function keptRendersStillHold(
 ): Promise<boolean> {
   const { helm } = settings;
   const ctx = { cacheDir: helm.chartCacheDir, offline: helm.offline, network: helm.network };
-  for (const hold of holds) {
-    const record = RememberedChart.safeParse(parseJson(hold));
-    if (!record.success || !(await stillRemembered(record.data, ctx))) return false;
-  }
-  return true;
+  // Side by side: one small file each, and a repository may hold dozens.
+  const held = await Promise.all(
+    holds.map((hold) => {
+      const record = RememberedChart.safeParse(parseJson(hold));
+      return record.success && stillRemembered(record.data, ctx);
+    }),
+  );
+  return held.every(Boolean);
 }
 
 /**
