@@ -130,7 +130,7 @@ export async function analyzeRevisions(start: AnalysisStart): Promise<AnalysisOu
   const { place } = start;
   if (place) {
     const analysis = { result, failOn: policy.failOn };
-    await clock.time('kept-analysis', () => keepAnalysis(place, analysis, sides));
+    await clock.time('analysis-store', () => keepAnalysis(place, analysis, sides));
   }
   result.timings = {
     ...clock.finish(),

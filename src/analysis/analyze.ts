@@ -24,7 +24,7 @@ export async function analyze(
   const place =
     revisions.base.sha === revisions.head.sha
       ? undefined
-      : await clock.time('kept-analysis', () =>
+      : await clock.time('analysis-store', () =>
           keptAnalysisPlace(
             request,
             revisions,
@@ -32,7 +32,7 @@ export async function analyze(
             renderSettings(deps.machine, request.render),
           ),
         );
-  const kept = place && (await clock.time('kept-analysis', () => readKeptAnalysis(place)));
+  const kept = place && (await clock.time('analysis-store', () => readKeptAnalysis(place)));
   if (kept) {
     const labels = request.labels;
     const result: AnalysisResult = {

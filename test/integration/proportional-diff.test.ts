@@ -47,7 +47,7 @@ function judge(base: RenderedCluster, head: RenderedCluster) {
   const policy = parsePolicy('', RULE_IDS);
   const diff = diffClusters(base, head, { cluster: 'prod', normalize: policy.normalize });
   const findings = evaluateRisk({
-    clusters: [{ name: 'prod', path: ENTRY, base, head, diff }],
+    clusters: [{ name: 'prod', base, head, diff }],
     policy,
   });
   return { diff, findings };
