@@ -6,7 +6,7 @@
  */
 import { resolveRevisions } from '../git/index.js';
 import type { AnalysisResult } from '../model/index.js';
-import { renderSettings } from '../render/index.js';
+import { keptRenderContext, renderSettings } from '../render/index.js';
 import { keptAnalysisPlace, readKeptAnalysis } from './kept-analysis.js';
 import type { AnalysisDeps, AnalysisOutcome, AnalysisRequest } from './request.js';
 import { Stopwatch } from './stopwatch.js';
@@ -17,6 +17,14 @@ export async function analyze(
 ): Promise<AnalysisOutcome> {
   const runner = deps.signal ? deps.runner.withSignal(deps.signal) : deps.runner;
   const clock = new Stopwatch(deps.now ?? (() => performance.now()));
+  const settings = renderSettings(deps.machine, request.render);
+  // Asked while git resolves the revisions: the tools' versions, which key a kept analysis.
+  const context =
+    settings.cache === undefined
+      ? Promise.resolve(undefined)
+      : keptRenderContext(request.engine, request, runner, settings);
+  // Awaited only for two different commits, where a tool missing fails as a render would.
+  context.catch(() => undefined);
   const revisions = await clock.time('git', () =>
     resolveRevisions(runner, request.repoDir, request, { timeoutMs: deps.machine.toolTimeoutMs }),
   );
@@ -24,13 +32,8 @@ export async function analyze(
   const place =
     revisions.base.sha === revisions.head.sha
       ? undefined
-      : await clock.time('analysis-store', () =>
-          keptAnalysisPlace(
-            request,
-            revisions,
-            runner,
-            renderSettings(deps.machine, request.render),
-          ),
+      : await clock.time('analysis-store', async () =>
+          keptAnalysisPlace(request, revisions, settings, await context),
         );
   const kept = place && (await clock.time('analysis-store', () => readKeptAnalysis(place)));
   if (kept) {

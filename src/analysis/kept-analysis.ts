@@ -18,13 +18,11 @@ import {
   type RenderedCluster,
 } from '../model/index.js';
 import {
-  keptRenderContext,
   keptRendersStillHold,
   RenderCache,
   renderCacheKey,
   type RenderSettings,
 } from '../render/index.js';
-import type { ToolRunner } from '../tool-runner.js';
 import type { AnalysisRequest } from './request.js';
 
 const VERSION = 1;
@@ -61,19 +59,18 @@ export interface KeptAnalysisPlace {
 
 /**
  * Where the analysis of `request` between these revisions is kept: the render cache, when
- * there is one and its renders may be kept whole (keptRenderContext). `settings` are the
- * request's own: what the base's policy adds to them is part of the base commit.
+ * there is one and its renders may be kept whole (`context`, from keptRenderContext).
+ * `settings` are the request's own: what the base's policy adds to them is part of the
+ * base commit.
  */
-export async function keptAnalysisPlace(
+export function keptAnalysisPlace(
   request: AnalysisRequest,
   revisions: ResolvedRevisions,
-  runner: ToolRunner,
   settings: RenderSettings,
-): Promise<KeptAnalysisPlace | undefined> {
+  context: string | undefined,
+): KeptAnalysisPlace | undefined {
   const cache = settings.cache;
-  if (cache === undefined) return undefined;
-  const context = await keptRenderContext(request.engine, request, runner, settings);
-  if (context === undefined) return undefined;
+  if (cache === undefined || context === undefined) return undefined;
   const key = renderCacheKey([
     'analysis/1',
     revisions.base.sha,
