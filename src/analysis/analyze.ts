@@ -1,69 +1,15 @@
 /**
  * One analysis: a repository, a base and a head in; an AnalysisResult out. Resolves the
- * revisions, reads the policy from the base, renders every cluster at both revisions,
- * diffs and judges them. The CLI and the worker call it the same way; it publishes nothing.
+ * revisions, gives back the analysis of the same question kept before (kept-analysis.ts),
+ * else renders, diffs and judges both revisions (analyze-revisions.ts). The CLI and the
+ * worker call it the same way; it publishes nothing.
  */
-import { diffClusters } from '../diff/index.js';
-import { CancelledError, FluxlensError, UsageError } from '../errors.js';
-import {
-  changedPaths,
-  readFileAtRevision,
-  resolveRevisions,
-  treeEntry,
-  type ResolvedRevisions,
-} from '../git/index.js';
-import type {
-  AnalysisResult,
-  FailOn,
-  ImageAnswers,
-  ImageQuery,
-  RenderedCluster,
-} from '../model/index.js';
-import {
-  clusterEntries,
-  clustersAddedAtHead,
-  parsePolicy,
-  POLICY_FILE,
-  type ClusterEntry,
-} from '../policy/index.js';
-import {
-  checkImages,
-  createEngine,
-  keepLastApplied,
-  RenderMemo,
-  renderSettings,
-  type RenderEngine,
-  type RenderSettings,
-} from '../render/index.js';
-import { redactAnalysisResult, secretValuesOf } from '../redact/index.js';
-import { evaluateRisk, imageQueries, RULE_IDS } from '../risk/index.js';
-import type { ToolRunner } from '../tool-runner.js';
-import { accountFiles } from './account-files.js';
-import { assembleResult, type RenderedPair } from './assemble-result.js';
-import type { AnalysisDeps, AnalysisRequest } from './request.js';
+import { resolveRevisions } from '../git/index.js';
+import type { AnalysisResult } from '../model/index.js';
+import { keptRenderContext, renderSettings } from '../render/index.js';
+import { keptAnalysisPlace, readKeptAnalysis } from './kept-analysis.js';
+import type { AnalysisDeps, AnalysisOutcome, AnalysisRequest } from './request.js';
 import { Stopwatch } from './stopwatch.js';
-
-export interface AnalysisOutcome {
-  result: AnalysisResult;
-  /** The level at which the base's policy fails the review (the gate's threshold). */
-  failOn: FailOn;
-  revisions: ResolvedRevisions;
-}
-
-type Side = 'base' | 'head';
-
-/** What one analysis works with: the request, its signalled runner, engine and settings. */
-interface Run {
-  request: AnalysisRequest;
-  deps: AnalysisDeps;
-  runner: ToolRunner;
-  settings: RenderSettings;
-  engine: RenderEngine;
-  clock: Stopwatch;
-}
-
-const MAX_POLICY_BYTES = 256 * 1024;
-const EMPTY_CLUSTER: RenderedCluster = { producers: [], objects: [], errors: [], tools: {} };
 
 export async function analyze(
   request: AnalysisRequest,
@@ -71,207 +17,38 @@ export async function analyze(
 ): Promise<AnalysisOutcome> {
   const runner = deps.signal ? deps.runner.withSignal(deps.signal) : deps.runner;
   const clock = new Stopwatch(deps.now ?? (() => performance.now()));
-  const git = { timeoutMs: deps.machine.toolTimeoutMs };
-
+  const settings = renderSettings(deps.machine, request.render);
+  // Asked while git resolves the revisions: the tools' versions, which key a kept analysis.
+  const context =
+    settings.cache === undefined
+      ? Promise.resolve(undefined)
+      : keptRenderContext(request.engine, request, runner, settings);
+  // Awaited only for two different commits, where a tool missing fails as a render would.
+  context.catch(() => undefined);
   const revisions = await clock.time('git', () =>
-    resolveRevisions(runner, request.repoDir, request, git),
+    resolveRevisions(runner, request.repoDir, request, { timeoutMs: deps.machine.toolTimeoutMs }),
   );
   deps.onProgress?.({ stage: 'revisions', revisions });
-  const readPolicy = (sha: string) =>
-    readFileAtRevision(runner, request.repoDir, sha, POLICY_FILE, {
-      ...git,
-      maxBytes: MAX_POLICY_BYTES,
-    });
-  const policy = await clock.time('policy', async () =>
-    parsePolicy((await readPolicy(revisions.base.sha)) ?? '', RULE_IDS),
-  );
-  const added = await clock.time('policy', () =>
-    clustersAddedAtHead(policy, () => readPolicy(revisions.head.sha), RULE_IDS),
-  );
-  // The request may ask for it; else the base's policy says how to render in-cluster sources.
-  const inClusterSources = request.render.inClusterSources ?? policy.inClusterSources;
-  const settings = renderSettings(deps.machine, {
-    ...request.render,
-    ...(inClusterSources !== undefined ? { inClusterSources } : {}),
-  });
-  const run: Run = {
-    request,
-    deps,
-    runner,
-    settings,
-    engine: (deps.createEngine ?? createEngine)(request.engine, { runner, settings }),
-    clock,
-  };
-
-  if (revisions.base.sha === revisions.head.sha) return sameCommit(run, revisions, policy.failOn);
-
-  const rendered: RenderedPair[] = [];
-  const memos: RenderMemo[] = [];
-  for (const entry of clusterEntries([...policy.clusters, ...added], request.paths)) {
-    // Changed-only: the head renders only what its key says changed. --no-cache turns it
-    // off with the cache, so that a render without either is the full two-sided one.
-    const memo = settings.cache !== undefined ? new RenderMemo() : undefined;
-    if (memo) memos.push(memo);
-    rendered.push(await renderPair(run, entry, revisions, memo));
+  const place =
+    revisions.base.sha === revisions.head.sha
+      ? undefined
+      : await clock.time('analysis-store', async () =>
+          keptAnalysisPlace(request, revisions, settings, await context),
+        );
+  const kept = place && (await clock.time('analysis-store', () => readKeptAnalysis(place)));
+  if (kept) {
+    const labels = request.labels;
+    const result: AnalysisResult = {
+      ...kept.result,
+      base: { rev: labels?.base ?? revisions.base.rev, sha: revisions.base.sha },
+      head: { rev: labels?.head ?? revisions.head.rev, sha: revisions.head.sha },
+    };
+    result.timings = { ...clock.finish(), 'analysis-kept': 1 };
+    deps.logger?.debug({ timings: result.timings }, 'analysis kept before');
+    return { result, failOn: kept.failOn, revisions };
   }
-  const clusters = clock.timeSync('diff', () =>
-    rendered.map((r) => ({
-      ...r,
-      diff: diffClusters(r.base, r.head, { cluster: r.name, normalize: policy.normalize }),
-    })),
-  );
-  const images = policy.checkImages
-    ? await clock.time('images', () => askRegistries(run, imageQueries(clusters, policy)))
-    : undefined;
-  // The registries are not told of a cancel; their answers are then not used.
-  throwIfCancelled(deps.signal);
-  const findings = clock.timeSync('risk', () =>
-    evaluateRisk({ clusters, policy, ...(images ? { images } : {}) }),
-  );
-  const changed = await clock.time('git', () =>
-    changedPaths(runner, request.repoDir, revisions.base.sha, revisions.head.sha, git),
-  );
-  const files = accountFiles(
-    changed,
-    rendered.flatMap((r) => [r.base, r.head]),
-  );
-  const secrets = secretValuesOf(...rendered.flatMap((r) => [r.base, r.head]));
-  const result = redactAnalysisResult(
-    assembleResult(revisions, clusters, findings, request.labels, files),
-    secrets,
-  );
-  result.timings = { ...clock.finish(), ...cacheCounts(rendered), ...producerCounts(memos) };
-  deps.logger?.debug({ timings: result.timings }, 'analysis finished');
-  return { result, failOn: policy.failOn, revisions };
-}
-
-/**
- * The image check's one network step, apart from charts: only here, and only when the
- * base's policy asks, with the chart fetch's network settings and cache.
- */
-function askRegistries(run: Run, queries: readonly ImageQuery[]): Promise<ImageAnswers> {
-  const { helm, toolTimeoutMs } = run.settings;
-  return checkImages(queries, {
-    network: helm.network,
-    chartCacheDir: helm.chartCacheDir,
-    offline: helm.offline,
-    timeoutMs: toolTimeoutMs,
-  });
-}
-
-/**
- * Base and head are one commit (a branch not yet ahead of its base): nothing can differ,
- * so nothing is rendered, and the headline says why rather than "no changes found".
- */
-function sameCommit(run: Run, revisions: ResolvedRevisions, failOn: FailOn): AnalysisOutcome {
-  const result = assembleResult(revisions, [], [], run.request.labels);
-  const sha = revisions.head.sha.slice(0, 12);
-  result.verdict.headline = `Nothing to compare: the head is its base (${sha})`;
-  result.timings = run.clock.finish();
-  return { result, failOn, revisions };
-}
-
-/**
- * How many builds the render cache answered, and how many ran, on both sides; how many the
- * head keyed from what they read at base (carried-builds.ts); and how many renders the
- * cache gave back whole (a commit rendered before).
- */
-function cacheCounts(rendered: readonly RenderedPair[]): Record<string, number> {
-  const sides = rendered.flatMap((r) => [r.base.cache, r.head.cache]);
-  if (sides.every((c) => c === undefined)) return {};
-  const sum = (key: 'hits' | 'misses') => sides.reduce((n, c) => n + (c?.[key] ?? 0), 0);
-  const kept = sides.filter((c) => c?.whole === true).length;
-  const carried = sides.reduce((n, c) => n + (c?.carried ?? 0), 0);
-  return {
-    'builds-cached': sum('hits'),
-    'builds-run': sum('misses'),
-    'builds-carried': carried,
-    'renders-kept': kept,
-  };
-}
-
-/**
- * Producers of both sides by how they got their objects: rendered (their build run or read
- * from the cache, then post-built), read whole from the render cache, or taken at head from
- * the base's render because nothing they read changed.
- */
-function producerCounts(memos: readonly RenderMemo[]): Record<string, number> {
-  const sum = (how: 'rendered' | 'cached' | 'unchanged') =>
-    memos.reduce((n, m) => n + m.counts[how], 0);
-  const counts = {
-    'producers-rendered': sum('rendered'),
-    'producers-cached': sum('cached'),
-    'producers-unchanged': sum('unchanged'),
-  };
-  return Object.values(counts).some((n) => n > 0) ? counts : {};
-}
-
-/** Both sides of one cluster; a side where the cluster does not exist renders as empty. */
-async function renderPair(
-  run: Run,
-  entry: ClusterEntry,
-  revisions: ResolvedRevisions,
-  memo: RenderMemo | undefined,
-): Promise<RenderedPair> {
-  const side = (name: Side, sha: string) =>
-    run.clock.time(`render-${name}`, () => renderCluster(run, entry, name, sha, memo));
-  const base = await side('base', revisions.base.sha);
-  const head = await side('head', revisions.head.sha);
-  if (typeof base === 'string' && typeof head === 'string') {
-    const at = (r: { sha: string }) => r.sha.slice(0, 12);
-    const what =
-      base === 'missing' && head === 'missing'
-        ? `'${entry.path}' is not a folder`
-        : `no Flux Kustomization or HelmRelease under '${entry.path}'`;
-    throw new UsageError(
-      `cluster '${entry.name}': ${what} at base ${at(revisions.base)} or head ${at(revisions.head)}`,
-    );
-  }
-  const baseCluster = typeof base === 'string' ? EMPTY_CLUSTER : base;
-  const headCluster = typeof head === 'string' ? EMPTY_CLUSTER : head;
-  return { ...entry, base: baseCluster, head: keepLastApplied(baseCluster, headCluster) };
-}
-
-/**
- * One side of one cluster; 'missing' (no such folder) or 'empty' (no Flux objects in it)
- * when the cluster does not exist at that revision (added or removed by the PR), so the
- * other side diffs against nothing.
- */
-async function renderCluster(
-  run: Run,
-  entry: ClusterEntry,
-  side: Side,
-  sha: string,
-  memo: RenderMemo | undefined,
-): Promise<RenderedCluster | 'missing' | 'empty'> {
-  const { request, deps } = run;
-  const found = await treeEntry(run.runner, request.repoDir, sha, entry.path, {
-    timeoutMs: run.settings.toolTimeoutMs,
-  });
-  if (found?.type !== 'tree') return 'missing';
-  try {
-    const cluster = await run.engine.render(
-      {
-        repoDir: request.repoDir,
-        rev: sha,
-        entry: entry.path,
-        sources: request.sources,
-        ...(request.repoUrl !== undefined ? { repoUrl: request.repoUrl } : {}),
-        ...(memo ? { memo } : {}),
-      },
-      deps.onProgress &&
-        ((p) => deps.onProgress?.({ stage: 'render', ...p, cluster: entry.name, side })),
-    );
-    // A cancelled build is recorded as that producer's error; the result must not be used.
-    throwIfCancelled(deps.signal);
-    return cluster;
-  } catch (err) {
-    throwIfCancelled(deps.signal);
-    if (err instanceof FluxlensError && err.code === 'no-flux-objects') return 'empty';
-    throw err;
-  }
-}
-
-function throwIfCancelled(signal: AbortSignal | undefined): void {
-  if (signal?.aborted) throw new CancelledError('analysis cancelled', { cause: signal.reason });
+  // Loaded only now: an analysis kept before is given back without the renderer, diff and
+  // risk, which are most of what a process would load.
+  const { analyzeRevisions } = await import('./analyze-revisions.js');
+  return analyzeRevisions({ request, deps, runner, clock, revisions, place });
 }

@@ -3,10 +3,11 @@
  * sides, diff, risk, and the result. It is data in, deps beside; it must not format
  * reports, publish, or read the environment.
  */
-export { analyze, type AnalysisOutcome } from './analyze.js';
+export { analyze } from './analyze.js';
 export {
   parseAnalysisRequest,
   type AnalysisDeps,
+  type AnalysisOutcome,
   type AnalysisProgress,
   type AnalysisRequest,
 } from './request.js';

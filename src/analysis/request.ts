@@ -15,6 +15,7 @@ import {
   type RenderMachine,
   type RenderProgress,
 } from '../render/index.js';
+import type { AnalysisResult, FailOn } from '../model/index.js';
 import type { ToolRunner } from '../tool-runner.js';
 import type { LogSink } from '../logger.js';
 
@@ -56,6 +57,13 @@ export function parseAnalysisRequest(value: unknown): AnalysisRequest {
     return at ? `${at}: ${issue.message}` : issue.message;
   });
   throw new UsageError(`invalid analysis request: ${problems.join('; ')}`);
+}
+
+export interface AnalysisOutcome {
+  result: AnalysisResult;
+  /** The level at which the base's policy fails the review (the gate's threshold). */
+  failOn: FailOn;
+  revisions: ResolvedRevisions;
 }
 
 export type AnalysisProgress =

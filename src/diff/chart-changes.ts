@@ -46,10 +46,18 @@ function keyOf(kind: string, namespace: string, name: string): string {
   return `${kind}/${namespace}/${name}`;
 }
 
+/**
+ * Redacted manifests by the object they were redacted from, shared by the two sides of one
+ * comparison with one SecretValueIndex: a producer the PR leaves alone carries its base
+ * objects to the head (the RenderMemo's unchanged producers), which are then redacted once.
+ */
+export type RedactedObjects = Map<RenderedObject, Manifest>;
+
 /** The Flux source objects and HelmReleases of one side, redacted, by `Kind/namespace/name`. */
 function fluxObjects(
   objects: readonly RenderedObject[],
   secrets: SecretValueIndex,
+  redacted: RedactedObjects,
 ): { sources: Map<string, Manifest>; releases: Map<string, Manifest> } {
   const sources = new Map<string, Manifest>();
   const releases = new Map<string, Manifest>();
@@ -59,7 +67,11 @@ function fluxObjects(
     const isSource = group === SOURCE_GROUP && SOURCE_KINDS.has(meta.kind);
     const isRelease = group === HELM_GROUP && meta.kind === 'HelmRelease';
     if (!isSource && !isRelease) continue;
-    const manifest = redactManifest(object.manifest, secrets, object.secret);
+    let manifest = redacted.get(object);
+    if (manifest === undefined) {
+      manifest = redactManifest(object.manifest, secrets, object.secret);
+      redacted.set(object, manifest);
+    }
     const key = keyOf(meta.kind, namespaceOf(manifest), objectMeta(manifest).name);
     (isSource ? sources : releases).set(key, manifest);
   }
@@ -120,12 +132,16 @@ function sourceChart(
   return { chart: lastSegment(url), source: url, version: ociVersion(asRecord(spec['ref'])) };
 }
 
-/** Every place one side picks a chart version, by ChartSlot.id. */
+/**
+ * Every place one side picks a chart version, by ChartSlot.id. `redacted` is shared with
+ * the other side's call, with the same `secrets` (see RedactedObjects).
+ */
 export function chartSlots(
   objects: readonly RenderedObject[],
   secrets: SecretValueIndex = NO_SECRET_VALUES,
+  redacted: RedactedObjects = new Map(),
 ): Map<string, ChartSlot> {
-  const { sources, releases } = fluxObjects(objects, secrets);
+  const { sources, releases } = fluxObjects(objects, secrets, redacted);
   const slots = new Map<string, ChartSlot>();
   const users = new Map<string, string[]>();
   for (const [release, manifest] of releases) {
@@ -252,8 +268,9 @@ export function chartChanges(
   head: RenderedCluster,
   secrets: SecretValueIndex = NO_SECRET_VALUES,
 ): ChartChange[] {
-  const before = chartSlots(base.objects, secrets);
-  const after = chartSlots(head.objects, secrets);
+  const redacted: RedactedObjects = new Map();
+  const before = chartSlots(base.objects, secrets, redacted);
+  const after = chartSlots(head.objects, secrets, redacted);
   const merged = new Map<string, ChartChange>();
   const add = ({ chart, source, from, to }: Move) => {
     const change: ChartChange = { chart, source, producers: [] };

@@ -41,6 +41,8 @@ export function diffObject(
     base !== undefined &&
     head !== undefined &&
     producerKey(base.producer) !== producerKey(head.producer);
+  // A producer the PR leaves alone carries its base objects to the head as they are.
+  if (base && head && !moved && base.manifest === head.manifest) return undefined;
   if (base && head && !moved && sameJson(base.manifest, head.manifest)) return undefined;
 
   // Raw manifests were compared above; from here on only redacted ones, with every known

@@ -12,7 +12,7 @@ import { pairObjects } from './pair-objects.js';
 import { summarize } from './summarize.js';
 
 export { chartSlots } from './chart-changes.js';
-export type { ChartSlot } from './chart-changes.js';
+export type { ChartSlot, RedactedObjects } from './chart-changes.js';
 export { chartLabelOf, chartVersionOf } from './chart-version-of.js';
 export type { ChartLabel } from './chart-version-of.js';
 export { parseImage } from './parse-image.js';

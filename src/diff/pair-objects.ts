@@ -87,8 +87,11 @@ function renames(
   before: Map<string, RenderedObject>,
   after: Map<string, RenderedObject>,
 ): Map<string, string> {
-  const only = (a: Map<string, RenderedObject>, b: Map<string, RenderedObject>) =>
-    new Map([...a].filter(([id]) => !b.has(id)));
+  const only = (a: Map<string, RenderedObject>, b: Map<string, RenderedObject>) => {
+    const out = new Map<string, RenderedObject>();
+    for (const [id, object] of a) if (!b.has(id)) out.set(id, object);
+    return out;
+  };
   const gone = byStem(only(before, after));
   const came = byStem(only(after, before));
   const out = new Map<string, string>();

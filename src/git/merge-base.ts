@@ -167,20 +167,33 @@ export async function resolveRevisions(
   options: GitOptions = {},
 ): Promise<ResolvedRevisions> {
   const headRev = request.head ?? 'HEAD';
-  const headSha = await resolveCommit(runner, repoDir, headRev);
-  let baseRev: string;
-  let baseSource: BaseSource;
-  let baseTip: string;
-  if (request.base !== undefined) {
-    baseRev = request.base;
-    baseSource = 'argument';
-    baseTip = await resolveCommit(runner, repoDir, baseRev);
-  } else {
-    const found = await defaultBranch(runner, repoDir, options);
-    baseRev = found.rev;
-    baseSource = found.source;
-    baseTip = await resolveCommit(runner, repoDir, found.ref);
-  }
-  const baseSha = await mergeBase(runner, repoDir, baseTip, headSha, options);
+  // Side by side, each a git process; a head git cannot resolve is named first.
+  const [head, tip] = await Promise.allSettled([
+    resolveCommit(runner, repoDir, headRev),
+    baseBranchTip(runner, repoDir, request.base, options),
+  ]);
+  if (head.status === 'rejected') throw head.reason;
+  if (tip.status === 'rejected') throw tip.reason;
+  const headSha = head.value;
+  const { rev: baseRev, source: baseSource } = tip.value;
+  const baseSha = await mergeBase(runner, repoDir, tip.value.sha, headSha, options);
   return { head: { rev: headRev, sha: headSha }, base: { rev: baseRev, sha: baseSha }, baseSource };
+}
+
+/** The base branch's tip: `base` when given, else the upstream default branch's. */
+async function baseBranchTip(
+  runner: ToolRunner,
+  repoDir: string,
+  base: string | undefined,
+  options: GitOptions,
+): Promise<{ rev: string; source: BaseSource; sha: string }> {
+  if (base !== undefined) {
+    return { rev: base, source: 'argument', sha: await resolveCommit(runner, repoDir, base) };
+  }
+  const found = await defaultBranch(runner, repoDir, options);
+  return {
+    rev: found.rev,
+    source: found.source,
+    sha: await resolveCommit(runner, repoDir, found.ref),
+  };
 }

@@ -142,6 +142,13 @@ export interface RenderedCluster {
    */
   cache?: { hits: number; misses: number; whole?: true; carried?: number };
   /**
+   * Set by an engine on a render it keeps whole (or read back whole): rendering the same
+   * commit with the same tools and settings gives this cluster again as long as the
+   * unavailable memory still holds each failure in `holds`, tokens only that engine reads
+   * (render's keptRendersStillHold). What follows from such renders alone may be kept too.
+   */
+  kept?: { holds: string[] };
+  /**
    * What the render read of the reviewed repository, to account for every file a review
    * changes; absent where the engine cannot tell (flux-local) and in renders kept before it.
    */

@@ -3,6 +3,8 @@
  * would apply, each attributed to its producer. It must not diff, judge or publish.
  */
 import { BuiltinEngine } from './builtin/index.js';
+export { keptRenderContext, keptRendersStillHold } from './builtin/index.js';
+export { RenderCache, renderCacheKey } from './cache/index.js';
 import type { EngineDeps, RenderEngine } from './engine.js';
 import type { EngineName } from './settings.js';
 import { FluxLocalEngine } from './flux-local/index.js';

@@ -5,7 +5,7 @@
  * object for object, whatever the edit: a property test applies random edits to a
  * generated repository and compares.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -53,6 +53,15 @@ function render(repo: TestRepo, rev: string, memo?: RenderMemo): Promise<Rendere
     sources: [],
     ...(memo ? { memo } : {}),
   });
+}
+
+/** Removes the analyses kept in a render cache folder, as an eviction would. */
+function forgetAnalyses(dir: string): void {
+  for (const name of readdirSync(dir, { recursive: true, encoding: 'utf8' })) {
+    if (!name.endsWith('.json')) continue;
+    const file = join(dir, name);
+    if (readFileSync(file, 'utf8').includes('"holds":')) rmSync(file);
+  }
 }
 
 /** Producers in the fleet at base: flux-system, apps, a to e, and the web release. */
@@ -156,9 +165,16 @@ describe('a review with the render cache on', () => {
     });
     expect(full.timings['producers-unchanged']).toBeUndefined();
     expect(withoutTimings(changedOnly)).toEqual(withoutTimings(full));
-    // Once more: both commits were rendered before, and both renders are read back whole.
+    // Once more: the analysis is given back as it was kept.
+    const kept = await analyzeBranches(repo.dir, base, head, { machine });
+    expect(kept.timings['analysis-kept']).toBe(1);
+    expect(withoutTimings(kept)).toEqual(withoutTimings(full));
+    // Without it (evicted from the cache), both commits were rendered before, and both
+    // renders are read back whole.
+    forgetAnalyses(dir);
     const again = await analyzeBranches(repo.dir, base, head, { machine });
     expect(again.timings).toMatchObject({
+      'analysis-kept': 0,
       'producers-rendered': 0,
       'producers-cached': BASE_PRODUCERS + 3 + 5,
       'producers-unchanged': 0,

@@ -256,8 +256,17 @@ describe('the bundle', () => {
     };
     // --version and --help: the entry and what it imports statically.
     expect([...packagesLoadedBy(dir, 'index.js')]).toEqual([]);
-    for (const command of ['diff', 'render']) {
-      const loaded = packagesLoadedBy(dir, commandChunk(command));
+    // diff loads the renderer only when no analysis was kept for its question.
+    const analyzing = chunks.find((file) => file.startsWith('analyze-revisions-'));
+    if (analyzing === undefined) throw new Error(`no analysis chunk in ${chunks.join(', ')}`);
+    const diff = packagesLoadedBy(dir, commandChunk('diff'));
+    expect([...diff]).toEqual(expect.arrayContaining(['zod', 'execa']));
+    for (const renderer of ['yaml', 'semver']) expect(diff.has(renderer), renderer).toBe(false);
+    const loadedBy = {
+      diff: new Set([...diff, ...packagesLoadedBy(dir, analyzing)]),
+      render: packagesLoadedBy(dir, commandChunk('render')),
+    };
+    for (const [command, loaded] of Object.entries(loadedBy)) {
       expect([...loaded]).toEqual(expect.arrayContaining(['yaml', 'zod', 'execa', 'semver']));
       for (const service of ['fastify', 'bullmq', '@octokit/rest', 'pino', 'prom-client']) {
         expect(loaded.has(service), `${command}: ${service}`).toBe(false);

@@ -231,6 +231,24 @@ describe('the image check', () => {
     expect(front.seen.registry).toEqual([]);
   });
 
+  it('asks again about a missing image when the same review is asked again (it may be pushed since); a present one is kept', async () => {
+    const withRenderCache = () =>
+      machine({ renderCache: { dir: mkdtempSync(join(work, 'render-')), maxBytes: 64 << 20 } });
+    const twice = async (branch: string) => {
+      const cached = withRenderCache();
+      await analyzeBranches(repo.dir, 'main', branch, { ...ONLINE, machine: cached });
+      front.clear();
+      return analyzeBranches(repo.dir, 'main', branch, { ...ONLINE, machine: cached });
+    };
+    const missing = await twice('missing');
+    expect(missing.timings?.['analysis-kept']).toBe(0);
+    expect(front.seen.registry.map((r) => r.path)).toContain('/v2/acme/web/manifests/9.9.9');
+    expect(imageFindings(missing).map((f) => f.rule)).toEqual(['image-missing']);
+    const present = await twice('existing');
+    expect(present.timings?.['analysis-kept']).toBe(1);
+    expect(front.seen.registry).toEqual([]);
+  });
+
   it('answers offline from the cache only, else says the image was not checked', async () => {
     const offline = { render: RenderOptions.parse({ offline: true }) };
     const result = await analyzeBranches(repo.dir, 'main', 'existing', {

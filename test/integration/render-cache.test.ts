@@ -52,8 +52,8 @@ async function render(
   });
 }
 
-/** What the rest of fluxlens sees of a render: everything but the cache's own counts. */
-const seen = ({ cache: _cache, ...cluster }: RenderedCluster) => cluster;
+/** What the rest of fluxlens sees of a render: everything but what the cache did with it. */
+const seen = ({ cache: _cache, kept: _kept, ...cluster }: RenderedCluster) => cluster;
 
 const configMap = (name: string, value: string) =>
   yamlStream({

@@ -148,8 +148,8 @@ function render(
   return engine.render(request);
 }
 
-/** What the rest of fluxlens sees of a render: everything but the cache's own counts. */
-const seen = ({ cache: _cache, ...cluster }: RenderedCluster) => cluster;
+/** What the rest of fluxlens sees of a render: everything but what the cache did with it. */
+const seen = ({ cache: _cache, kept: _kept, ...cluster }: RenderedCluster) => cluster;
 const FLAKY = ['HelmRelease/mirror', 'HelmRelease/remote'];
 const REMEMBERED =
   /answered HTTP 503 \(failed at \d\d:\d\d:\d\d UTC; remembered, not tried again before \d\d:\d\d:\d\d UTC\)$/;

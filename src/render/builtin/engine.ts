@@ -6,9 +6,15 @@
  * other render read) is taken instead of running it again.
  */
 import { join } from 'node:path';
-import { FluxlensError, SetupError, UsageError } from '../../errors.js';
+import { FluxlensError, UsageError } from '../../errors.js';
 import type { ProducerBuildDeps } from './build-producer.js';
-import { EngineReuse, type RenderReuse } from './reuse/index.js';
+import {
+  builtinTools,
+  EngineReuse,
+  kustomizeServerVersion,
+  type AskVersion,
+  type RenderReuse,
+} from './reuse/index.js';
 import { KustomizeServer } from '../kustomize/index.js';
 import {
   type Manifest,
@@ -219,32 +225,17 @@ export class BuiltinEngine implements RenderEngine {
 
   #server: Promise<string | undefined> | undefined;
 
-  /**
-   * kustomize-server's version when it is installed and may build (remote bases are the
-   * binary's to fetch), asked once per engine; undefined: every build runs kustomize.
-   */
+  /** kustomize-server's version when it may build (see kustomizeServerVersion), asked once. */
   private serverVersion(): Promise<string | undefined> {
-    const settings = this.deps.settings;
-    this.#server ??=
-      settings.allowRemoteBases || !settings.kustomizeServer
-        ? Promise.resolve(undefined)
-        : this.#reuse.toolVersion('kustomize-server', ['--version']).catch((err: unknown) => {
-            if (err instanceof SetupError) return undefined;
-            throw err;
-          });
+    this.#server ??= kustomizeServerVersion(this.#ask, this.deps.settings);
     return this.#server;
   }
 
   private async askToolVersions(): Promise<Record<string, string>> {
-    const ask = (tool: 'kustomize' | 'helm', args: string[]) => this.#reuse.toolVersion(tool, args);
-    const server = await this.serverVersion();
-    const kustomize = {
-      kustomize: await ask('kustomize', ['version']),
-      ...(server !== undefined ? { 'kustomize-server': server } : {}),
-    };
-    if (!this.deps.settings.helm.enabled) return kustomize;
-    return { ...kustomize, helm: await ask('helm', ['version', '--short']) };
+    return builtinTools(this.#ask, this.deps.settings, await this.serverVersion());
   }
+
+  readonly #ask: AskVersion = (tool, args) => this.#reuse.toolVersion(tool, args);
 }
 
 /** The revision written out for a render, and the listing of it its steps share. */

@@ -5,3 +5,4 @@
  * building it again.
  */
 export { BuiltinEngine } from './engine.js';
+export { keptRenderContext, keptRendersStillHold } from './reuse/index.js';

@@ -5,7 +5,7 @@
  * with the policy's image check, images their registry does not have (image-existence.ts).
  */
 import semver from 'semver';
-import { type ChartSlot, chartSlots, parseImage } from '../../diff/index.js';
+import { type ChartSlot, chartSlots, parseImage, type RedactedObjects } from '../../diff/index.js';
 import {
   type Manifest,
   type ResourceChange,
@@ -307,9 +307,10 @@ function newlyUnpinned(ctx: RiskContext, change: ResourceChange): Unpinned[] {
 }
 
 function check(ctx: RiskContext): Draft[] {
+  const redacted: RedactedObjects = new Map();
   const slots: Slots = {
-    before: chartSlots(ctx.base.cluster.objects),
-    after: chartSlots(ctx.head.cluster.objects),
+    before: chartSlots(ctx.base.cluster.objects, undefined, redacted),
+    after: chartSlots(ctx.head.cluster.objects, undefined, redacted),
   };
   const drafts: Draft[] = chartBumps(ctx, slots).map((bump) => ({
     rule: 'chart-major-bump',

@@ -10,12 +10,12 @@
  */
 import { resolve } from 'node:path';
 import { resolveRevision } from '../../../git/index.js';
-import { isUnavailable, producerKey, type RenderedCluster } from '../../../model/index.js';
+import { isUnavailable, type RenderedCluster } from '../../../model/index.js';
 import type { ToolName, ToolRunner } from '../../../tool-runner.js';
 import { RenderCache, readCluster, writeCluster } from '../../cache/index.js';
 import type { RenderRequest } from '../../engine.js';
 import type { Discovery } from '../../flux/index.js';
-import { stillRemembered, type TemplateCache } from '../../helm/index.js';
+import type { TemplateCache } from '../../helm/index.js';
 import type { RenderSettings } from '../../settings.js';
 import type { FileSelector } from '../../workspace/index.js';
 import type { KustomizeKeying } from './build-keys.js';
@@ -30,14 +30,10 @@ import {
   type Carried,
   type RenderReads,
 } from './render-reads.js';
+import { holdsOf, keptRendersStillHold } from './kept-renders.js';
 import { toolVersion } from './tool-version.js';
-import {
-  keepable,
-  keepsWhole,
-  seedMemo,
-  wholeRenderKey,
-  type KeepContext,
-} from './whole-render.js';
+import { keepable, wholeRenderKey } from './render-key.js';
+import { keepsWhole, seedMemo, type KeepContext } from './whole-render.js';
 
 export interface EngineReuseDeps {
   runner: ToolRunner;
@@ -138,28 +134,21 @@ export class EngineReuse {
     const kept = await readCluster(store, key);
     if (kept === undefined) return { key };
     let reads: RenderReads | undefined;
+    let holds: string[] | undefined = [];
     if (kept.errors.some(isUnavailable)) {
       reads = await readRenderReads(store, key);
-      if (!(await this.stillUnavailable(kept, reads))) return { key, reads };
+      holds = holdsOf(kept, reads.unavailable);
+      const held = holds && (await keptRendersStillHold(holds, this.deps.settings));
+      if (!held) return { key, reads };
     }
     await recallLeads({ leads: this.#leads, store }, sha, request.entry);
     // The figures of this run: nothing was built, every producer came from the cache.
-    const whole = { ...kept, cache: { hits: 0, misses: 0, whole: true as const } };
+    const whole: RenderedCluster = {
+      ...kept,
+      cache: { hits: 0, misses: 0, whole: true as const },
+      kept: { holds: holds ?? [] },
+    };
     return reads ? { key, kept: whole, reads } : { key, kept: whole };
-  }
-
-  /**
-   * Whether rendering again would fail each release of `kept` whose chart was unavailable
-   * with the same words: the memory still holds that very failure, and is not bypassed.
-   */
-  private async stillUnavailable(kept: RenderedCluster, reads: RenderReads): Promise<boolean> {
-    const { helm } = this.deps.settings;
-    const ctx = { cacheDir: helm.chartCacheDir, offline: helm.offline, network: helm.network };
-    for (const error of kept.errors.filter(isUnavailable)) {
-      const remembered = reads.unavailable.get(producerKey(error.producer));
-      if (remembered === undefined || !(await stillRemembered(remembered, ctx))) return false;
-    }
-    return true;
   }
 
   /** The render cache on disk, for what is not a build (a build's own store counts builds). */
@@ -262,8 +251,11 @@ export class RenderReuse {
     const remembered = this.#record?.unavailable ?? new Map();
     if (store === undefined || this.#wholeKey === undefined) return;
     if (!keepsWhole(cluster, keep, remembered)) return;
+    const holds = holdsOf(cluster, remembered);
+    if (holds === undefined) return;
     await writeCluster(store, this.#wholeKey, cluster);
     if (this.#record) await writeRenderReads(store, this.#wholeKey, this.#record);
+    cluster.kept = { holds };
   }
 }
 

@@ -5,8 +5,10 @@
  */
 import { stat } from 'node:fs/promises';
 import { z } from 'zod';
+import { SetupError } from '../../../errors.js';
 import { renderCacheKey, type RenderCache } from '../../cache/index.js';
 import type { ToolName, ToolRunner } from '../../../tool-runner.js';
+import type { RenderSettings } from '../../settings.js';
 
 export async function toolVersion(
   runner: ToolRunner,
@@ -34,4 +36,39 @@ async function binaryKey(
   const info = await stat(path).catch(() => undefined);
   if (!info) return undefined;
   return renderCacheKey(['tool-version/2', tool, args, path, info.size, info.ctimeMs, info.ino]);
+}
+
+/** A tool's version as `toolVersion` gives it, with the runner and store already chosen. */
+export type AskVersion = (tool: ToolName, args: string[]) => Promise<string>;
+
+/**
+ * kustomize-server's version when it is installed and may build (remote bases are the
+ * binary's to fetch); undefined: every build runs kustomize.
+ */
+export function kustomizeServerVersion(
+  ask: AskVersion,
+  settings: RenderSettings,
+): Promise<string | undefined> {
+  if (settings.allowRemoteBases || !settings.kustomizeServer) return Promise.resolve(undefined);
+  return ask('kustomize-server', ['--version']).catch((err: unknown) => {
+    if (err instanceof SetupError) return undefined;
+    throw err;
+  });
+}
+
+/**
+ * The tools a builtin render builds with, as the rendered cluster names them: kustomize,
+ * kustomize-server when it builds (`server`, its version), helm when releases are inflated.
+ */
+export async function builtinTools(
+  ask: AskVersion,
+  settings: RenderSettings,
+  server: string | undefined,
+): Promise<Record<string, string>> {
+  const kustomize = {
+    kustomize: await ask('kustomize', ['version']),
+    ...(server !== undefined ? { 'kustomize-server': server } : {}),
+  };
+  if (!settings.helm.enabled) return kustomize;
+  return { ...kustomize, helm: await ask('helm', ['version', '--short']) };
 }

@@ -15,54 +15,8 @@ import {
   type ProducerRef,
   type RenderedCluster,
 } from '../../../model/index.js';
-import { renderCacheKey, type MemoOutcome, type RenderMemo } from '../../cache/index.js';
-import type { RenderRequest } from '../../engine.js';
-import type { RenderSettings } from '../../settings.js';
+import type { MemoOutcome, RenderMemo } from '../../cache/index.js';
 import { parseStrictVersion } from '../../helm/index.js';
-
-/**
- * The key of a render of commit `sha`: the entry, the repository's URL (which sources are
- * the repository itself), the tools and every setting that changes what a render gives.
- * Credentials, time bounds and concurrency are left out: they change whether a render
- * succeeds, and a render that did not is kept only with failures the unavailable memory
- * holds, whose key names the credentials.
- */
-export function wholeRenderKey(
-  sha: string,
-  request: RenderRequest,
-  settings: RenderSettings,
-  tools: Record<string, string>,
-): string {
-  const { helm } = settings;
-  return renderCacheKey([
-    'cluster/1',
-    sha,
-    request.entry,
-    request.repoUrl ?? null,
-    tools,
-    settings.strictSubstitution,
-    settings.inClusterSources,
-    settings.allowRemoteBases,
-    settings.enableExecPlugins,
-    settings.maxOutputBytes,
-    settings.maxSourceFiles,
-    helm.enabled,
-    helm.offline,
-    helm.kubeVersion ?? null,
-    helm.apiVersions,
-    helm.skipCrds,
-    helm.isUpgrade,
-    helm.maxChartBytes,
-  ]);
-}
-
-/**
- * Whether a render of this request can be kept at all: a mapped folder or a remote base is
- * read from outside the commit, so such a render is never keyed, read back or kept.
- */
-export function keepable(request: RenderRequest, settings: RenderSettings): boolean {
-  return request.sources.length === 0 && !settings.allowRemoteBases;
-}
 
 /** What a keepable render is judged on besides itself (see keepsWhole). */
 export interface KeepContext {
