@@ -4,6 +4,7 @@ import {
   mkdir,
   open,
   opendir,
+  readdir,
   rename,
   rm,
   stat,
@@ -12,8 +13,8 @@ import {
 import path from 'node:path';
 import { z } from 'zod';
 import { CommitSha } from './commit-sha.js';
-import { pullKey } from './pull-key.js';
-import type { PullRef, ResultStore } from './types.js';
+import { pullKey, repositoryKey } from './pull-key.js';
+import type { PullRef, ResultStore, StoredReview } from './types.js';
 
 const Header = z.object({ headSha: CommitSha });
 /** The header line is short; has() reads only this much of a possibly large file. */
@@ -41,6 +42,7 @@ export function createFileResultStore(
   options: FileResultStoreOptions = {},
 ): ResultStore {
   const fileOf = (pull: PullRef) => path.join(dir, `${pullKey(pull)}.result`);
+  const rangeFileOf = (jobId: string) => path.join(dir, `range~${RangeJobId.parse(jobId)}.result`);
   const ttlMs = options.ttlSeconds === undefined ? undefined : options.ttlSeconds * 1000;
   const expired = (mtimeMs: number) => ttlMs !== undefined && mtimeMs < Date.now() - ttlMs;
   let nextSweep = 0;
@@ -53,26 +55,64 @@ export function createFileResultStore(
       Header.parse({ headSha });
       await mkdir(dir, { recursive: true });
       if (Date.now() >= nextSweep) await sweep();
-      const file = fileOf(pull);
-      const temp = `${file}.${randomUUID()}.tmp`;
-      try {
-        await writeFile(temp, `${JSON.stringify({ headSha })}\n${resultJson}`);
-        await rename(temp, file);
-      } finally {
-        await rm(temp, { force: true });
-      }
+      await writeResult(fileOf(pull), headSha, resultJson);
     },
-    async get(pull) {
-      const text = await readLive(fileOf(pull), expired, (handle) => handle.readFile('utf8'));
-      if (text === undefined) return undefined;
-      const newline = text.indexOf('\n');
-      const header = Header.parse(JSON.parse(text.slice(0, newline)));
-      return { headSha: header.headSha, resultJson: text.slice(newline + 1) };
-    },
+    get: async (pull) => readResult(fileOf(pull), expired),
     async has(pull, headSha) {
       return (await readLive(fileOf(pull), expired, readHeadSha)) === headSha;
     },
+    async putRange(jobId, headSha, resultJson) {
+      Header.parse({ headSha });
+      await mkdir(dir, { recursive: true });
+      await writeResult(rangeFileOf(jobId), headSha, resultJson);
+    },
+    getRange: async (jobId) => readResult(rangeFileOf(jobId), expired),
+    async latest(repository, limit) {
+      const prefix = `${repositoryKey(repository)}~`;
+      const found: StoredReview[] = [];
+      for (const name of await readdir(dir).catch(() => [])) {
+        const number = /^([1-9][0-9]{0,15})\.result$/.exec(name.slice(prefix.length))?.[1];
+        if (!name.startsWith(prefix) || number === undefined) continue;
+        const file = path.join(dir, name);
+        const info = await stat(file).catch(() => undefined);
+        if (info === undefined || expired(info.mtimeMs)) continue;
+        const headSha = await readLive(file, expired, readHeadSha);
+        if (headSha === undefined) continue;
+        found.push({ pullNumber: Number(number), headSha, storedAt: info.mtime });
+      }
+      return newestFirst(found, limit);
+    },
   };
+}
+
+/** A job id as the queues make them; anything else never names a file. */
+const RangeJobId = z.string().regex(/^[A-Za-z0-9_-]{1,100}$/);
+
+async function writeResult(file: string, headSha: string, resultJson: string): Promise<void> {
+  const temp = `${file}.${randomUUID()}.tmp`;
+  try {
+    await writeFile(temp, `${JSON.stringify({ headSha })}\n${resultJson}`);
+    await rename(temp, file);
+  } finally {
+    await rm(temp, { force: true });
+  }
+}
+
+async function readResult(
+  file: string,
+  expired: (mtimeMs: number) => boolean,
+): Promise<{ headSha: string; resultJson: string } | undefined> {
+  const text = await readLive(file, expired, (handle) => handle.readFile('utf8'));
+  if (text === undefined) return undefined;
+  const newline = text.indexOf('\n');
+  const header = Header.parse(JSON.parse(text.slice(0, newline)));
+  return { headSha: header.headSha, resultJson: text.slice(newline + 1) };
+}
+
+function newestFirst(reviews: StoredReview[], limit: number): StoredReview[] {
+  return reviews
+    .sort((a, b) => b.storedAt.getTime() - a.storedAt.getTime() || b.pullNumber - a.pullNumber)
+    .slice(0, limit);
 }
 
 /** `read` of the file, or undefined when it is missing or expired. */
@@ -129,15 +169,35 @@ function isMissing(err: unknown): boolean {
 
 /** Results in memory, for an inline queue without a result directory (tests, one-shots). */
 export function createMemoryResultStore(): ResultStore {
-  const results = new Map<string, { headSha: string; resultJson: string }>();
+  const results = new Map<string, { headSha: string; resultJson: string; storedAt: Date }>();
+  const ranges = new Map<string, { headSha: string; resultJson: string }>();
+  const pulls = new Map<string, { repository: string; pullNumber: number }>();
   return {
     put(pull, headSha, resultJson) {
       Header.parse({ headSha });
-      results.set(pullKey(pull), { headSha, resultJson });
+      results.set(pullKey(pull), { headSha, resultJson, storedAt: new Date() });
+      pulls.set(pullKey(pull), { repository: repositoryKey(pull), pullNumber: pull.pullNumber });
       return Promise.resolve();
     },
+    putRange(jobId, headSha, resultJson) {
+      Header.parse({ headSha });
+      ranges.set(jobId, { headSha, resultJson });
+      return Promise.resolve();
+    },
+    getRange: (jobId) => Promise.resolve(ranges.get(jobId)),
+    latest(repository, limit) {
+      const found: StoredReview[] = [];
+      for (const [key, pull] of pulls) {
+        const stored = results.get(key);
+        if (pull.repository !== repositoryKey(repository) || stored === undefined) continue;
+        const { headSha, storedAt } = stored;
+        found.push({ pullNumber: pull.pullNumber, headSha, storedAt });
+      }
+      return Promise.resolve(newestFirst(found, limit));
+    },
     get(pull) {
-      return Promise.resolve(results.get(pullKey(pull)));
+      const stored = results.get(pullKey(pull));
+      return Promise.resolve(stored && { headSha: stored.headSha, resultJson: stored.resultJson });
     },
     has(pull, headSha) {
       return Promise.resolve(results.get(pullKey(pull))?.headSha === headSha);

@@ -57,6 +57,37 @@ export const ReviewJob = z
   });
 export type ReviewJob = z.infer<typeof ReviewJob>;
 
+/**
+ * Two revisions of a repository, each a branch name or a commit SHA: what a review without
+ * a pull request compares (the MCP endpoint's branch review). The worker checks the names
+ * before git sees them.
+ */
+export const RangeRef = z.object({
+  owner: z.string().min(1).max(100),
+  repo: z.string().min(1).max(100),
+  base: z.string().min(1).max(255),
+  head: z.string().min(1).max(255),
+});
+export type RangeRef = z.infer<typeof RangeRef>;
+
+/**
+ * A review of a range: it publishes nothing on GitHub; its result is stored under its job
+ * id for the caller to read. The same range asked for again while one waits is coalesced.
+ */
+export const RangeJob = z.object({
+  range: RangeRef,
+  /** The App installation of the repository, when the server knows it. */
+  installationId: z.number().int().positive().optional(),
+  reason: z.literal('range'),
+  explicit: z.literal(true),
+  requestedAt: z.string(),
+});
+export type RangeJob = z.infer<typeof RangeJob>;
+
+/** What the queue carries: a PR's review, or a range's. */
+export const QueuedJob = z.union([ReviewJob, RangeJob]);
+export type QueuedJob = z.infer<typeof QueuedJob>;
+
 export type EnqueueOutcome =
   /** A new job is waiting. */
   | { status: 'queued'; jobId: string }
@@ -74,7 +105,10 @@ export type JobStatus = 'waiting' | 'active' | 'completed' | 'failed' | 'cancell
 
 export interface JobState {
   jobId: string;
-  pull: PullRef;
+  /** The pull request a PR job reviews; absent for a range job. */
+  pull?: PullRef;
+  /** The revisions a range job compares; absent for a PR job. */
+  range?: RangeRef;
   /** Absent for an explicit job that reviews whatever the PR's head is when it runs. */
   headSha?: string;
   status: JobStatus;
@@ -107,7 +141,7 @@ export interface JobQueue {
    * else waits for the running job to finish. Jobs of a repository with fewer jobs in
    * flight go first, so one busy repository cannot hold every worker.
    */
-  enqueue(job: ReviewJob): Promise<EnqueueOutcome>;
+  enqueue(job: QueuedJob): Promise<EnqueueOutcome>;
   /**
    * Counts one call against `bucket` (an API token, an installation); shared by every
    * server of a Redis queue, per process inline.
@@ -141,7 +175,7 @@ export interface JobContext {
   isCurrent(): Promise<boolean>;
 }
 
-export type JobProcessor = (job: ReviewJob, ctx: JobContext) => Promise<void>;
+export type JobProcessor = (job: QueuedJob, ctx: JobContext) => Promise<void>;
 
 /**
  * A failure the processor knows will fail again (invalid repository content, missing
@@ -160,4 +194,21 @@ export interface ResultStore {
   get(pull: PullRef): Promise<{ headSha: string; resultJson: string } | undefined>;
   /** Whether any result exists for this head (the periodic resync skips those). */
   has(pull: PullRef, headSha: string): Promise<boolean>;
+  /** The result of a range job, kept as long as its job's state. */
+  putRange(jobId: string, headSha: string, resultJson: string): Promise<void>;
+  getRange(jobId: string): Promise<{ headSha: string; resultJson: string } | undefined>;
+  /** The latest stored results of a repository's PRs, newest first, at most `limit`. */
+  latest(repository: RepositoryRef, limit: number): Promise<StoredReview[]>;
+}
+
+export interface RepositoryRef {
+  owner: string;
+  repo: string;
+}
+
+export interface StoredReview {
+  pullNumber: number;
+  headSha: string;
+  /** When the result was last written. */
+  storedAt: Date;
 }

@@ -9,6 +9,7 @@ import type { Registry } from 'prom-client';
 import { queueDefaults, type JobProcessor, type ResultStore } from '../queue/index.js';
 import { createToolRunner } from '../tool-runner.js';
 import { reviewPullRequest } from './review-pull-request.js';
+import { reviewRange } from './review-range.js';
 import { createReviewMetrics } from './review-metrics.js';
 import type { ReviewGitHub, ReviewSettings } from './types.js';
 
@@ -30,16 +31,17 @@ export function createReviewProcessor(deps: ReviewProcessorDeps): JobProcessor {
   const runner = createToolRunner(config);
   const settings = reviewSettings(config, deps.attempts ?? queueDefaults.attempts);
   const metrics = deps.registry ? createReviewMetrics(deps.registry) : undefined;
+  const reviewDeps = {
+    github: deps.github,
+    runner,
+    machine: config,
+    results: deps.results,
+    settings,
+    logger: deps.logger,
+    ...(metrics ? { metrics } : {}),
+  };
   return (job, ctx) =>
-    reviewPullRequest(job, ctx, {
-      github: deps.github,
-      runner,
-      machine: config,
-      results: deps.results,
-      settings,
-      logger: deps.logger,
-      ...(metrics ? { metrics } : {}),
-    });
+    'range' in job ? reviewRange(job, ctx, reviewDeps) : reviewPullRequest(job, ctx, reviewDeps);
 }
 
 function reviewSettings(config: ServiceConfig, attempts: number): ReviewSettings {

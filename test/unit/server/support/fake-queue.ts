@@ -11,8 +11,10 @@ import type {
   JobState,
   PullRef,
   QueueDepth,
+  RepositoryRef,
   ResultStore,
   ReviewJob,
+  StoredReview,
 } from '../../../../src/queue/types.js';
 
 export class FakeQueue implements JobQueue {
@@ -107,6 +109,28 @@ export class FakeResults implements ResultStore {
 
   async has(pull: PullRef, headSha: string): Promise<boolean> {
     return this.byPull.get(key(pull))?.headSha === headSha;
+  }
+
+  private readonly byJob = new Map<string, { headSha: string; resultJson: string }>();
+
+  async putRange(jobId: string, headSha: string, resultJson: string): Promise<void> {
+    this.byJob.set(jobId, { headSha, resultJson });
+  }
+
+  async getRange(jobId: string): Promise<{ headSha: string; resultJson: string } | undefined> {
+    return this.byJob.get(jobId);
+  }
+
+  async latest(repository: RepositoryRef, limit: number): Promise<StoredReview[]> {
+    const prefix = `${repository.owner}/${repository.repo}#`.toLowerCase();
+    return [...this.byPull]
+      .filter(([pull]) => pull.startsWith(prefix))
+      .map(([pull, { headSha }]) => ({
+        pullNumber: Number(pull.slice(prefix.length)),
+        headSha,
+        storedAt: new Date(0),
+      }))
+      .slice(0, limit);
   }
 }
 
