@@ -15,14 +15,16 @@ import {
   type JobQueue,
   type ResultStore,
 } from '../src/queue/index.js';
-import { parseAnalysisResult, renderHtml } from '../src/report/index.js';
+import { GitHubError, type GitHubClient } from '../src/github/index.js';
+import { parseAnalysisResult, renderHtml, renderMarkdown } from '../src/report/index.js';
+import { RULES } from '../src/risk/index.js';
 import {
   acknowledgeCommand,
   CHECK_RUN_NAME,
   reportSigningKey,
   reportSkipped,
 } from '../src/review/index.js';
-import { buildServer, startResync } from '../src/server/index.js';
+import { buildServer, type Installation, startResync } from '../src/server/index.js';
 import {
   type ProcessIO,
   runProcess,
@@ -73,6 +75,9 @@ async function serve(io: ProcessIO): Promise<void> {
     metrics: service.registry,
     credentialRejection: () => credentials.rejection(),
     renderReportHtml: (json) => renderHtml(parseAnalysisResult(json)),
+    renderReportMarkdown: (json) => renderMarkdown(parseAnalysisResult(json)),
+    rules: RULES,
+    ...(mode === 'app' ? { installation: (repository) => installationOf(github, repository) } : {}),
     skipCheck: (info) => reportSkipped(github, { mode, comment: config.comment }, info),
     react: (info) => acknowledgeCommand(github, info),
   });
@@ -101,6 +106,20 @@ async function serve(io: ProcessIO): Promise<void> {
   credentials.stop();
   await app.close();
   await intake.close();
+}
+
+/** GitHub answers 404 for a repository none of the App's installations covers. */
+async function installationOf(
+  github: GitHubClient,
+  repository: { owner: string; repo: string },
+): Promise<Installation> {
+  try {
+    const installationId = await github.installationFor(repository);
+    return installationId === undefined ? { installed: true } : { installed: true, installationId };
+  } catch (err) {
+    if (err instanceof GitHubError && err.status === 404) return { installed: false };
+    throw err;
+  }
 }
 
 function redisIntake(config: ServiceConfig, url: string, logger: Logger): Intake {

@@ -47,7 +47,8 @@ export const LAYERS: Record<string, readonly string[]> = {
     'tool-runner',
     'report-link',
   ],
-  server: ['queue', 'github', 'config', 'logger', 'report-link', 'version'],
+  mcp: ['queue'],
+  server: ['queue', 'mcp', 'github', 'config', 'logger', 'report-link', 'version'],
   cli: ['*'],
   workers: [
     'config',
@@ -55,6 +56,7 @@ export const LAYERS: Record<string, readonly string[]> = {
     'queue',
     'review',
     'report',
+    'risk',
     'server',
     'github',
     'tool-runner',
