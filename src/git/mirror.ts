@@ -22,8 +22,8 @@ export interface MirrorRequest {
   repo: string;
   /** An installation token; absent for public repositories. Sent only as an HTTP header. */
   token?: string | undefined;
-  /** The PR's base branch name. */
-  baseRef: string;
+  /** The PR's base branch name; absent when one revision is read (its head is the base). */
+  baseRef?: string;
   /** The PR whose head is fetched (refs/pull/N/head), or else `headRef`. */
   pullNumber?: number;
   /** A branch name or a commit SHA to review as the head, for a review without a PR. */
@@ -36,7 +36,10 @@ export interface MirrorRequest {
 export interface Mirror {
   /** The bare repository: every reader in git/ takes it as its repoDir. */
   repoDir: string;
-  /** Tip of the base branch (the merge-base with the head is the caller's to compute). */
+  /**
+   * Tip of the base branch (the merge-base with the head is the caller's to compute); the
+   * head's when the request names no base.
+   */
   baseSha: string;
   /** Tip of refs/pull/N/head (or of the head branch, or the head commit). */
   headSha: string;
@@ -101,7 +104,7 @@ function repositoryUrl(request: MirrorRequest): string {
     const name = `${request.owner}/${request.repo}`.slice(0, 200);
     throw new UsageError(`'${name}' is not a GitHub owner and repository name`);
   }
-  if (!isBranchName(request.baseRef)) {
+  if (request.baseRef !== undefined && !isBranchName(request.baseRef)) {
     throw new UsageError(`'${request.baseRef.slice(0, 255)}' is not a branch name`);
   }
   headOf(request);
@@ -119,6 +122,11 @@ function repositoryUrl(request: MirrorRequest): string {
 }
 
 const COMMIT_SHA = /^[0-9a-f]{40}$/;
+
+/** The base branch's ref, when the request names one. */
+function baseRefs(request: MirrorRequest): string[] {
+  return request.baseRef === undefined ? [] : [`refs/heads/${request.baseRef}`];
+}
 
 /**
  * Where the head is fetched from and kept: the PR's head ref, a branch, or a commit (kept
@@ -171,7 +179,7 @@ async function initMirror(runner: ToolRunner, repoDir: string, request: MirrorRe
  * writes here, so any that exist are left over.
  */
 async function removeGitLocks(repoDir: string, request: MirrorRequest): Promise<void> {
-  const refs = [`refs/heads/${request.baseRef}`, headOf(request).local];
+  const refs = [...baseRefs(request), headOf(request).local];
   const files = [...refs, 'packed-refs', 'shallow', 'config', 'HEAD'];
   await Promise.all(files.map((file) => rm(join(repoDir, `${file}.lock`), { force: true })));
 }
@@ -182,7 +190,6 @@ async function fetchPullRefs(
   url: string,
   request: MirrorRequest,
 ): Promise<void> {
-  const base = `refs/heads/${request.baseRef}`;
   const head = headOf(request);
   const header = request.token ? authorizationHeader(request.token) : undefined;
   try {
@@ -205,14 +212,15 @@ async function fetchPullRefs(
         '--no-recurse-submodules',
         '--end-of-options',
         url,
-        `+${base}:${base}`,
+        ...baseRefs(request).map((base) => `+${base}:${base}`),
         `+${head.remote}:${head.local}`,
       ],
       { ...gitOptions(request), env: fetchEnv(header) },
     );
   } catch (err) {
     const secrets = request.token ? [request.token, header ?? ''] : [];
-    const what = `fetching ${request.owner}/${request.repo} (${request.baseRef}, ${head.what})`;
+    const refs = [request.baseRef, head.what].filter((ref) => ref !== undefined).join(', ');
+    const what = `fetching ${request.owner}/${request.repo} (${refs})`;
     throw fetchFailure(err, what, secrets) ?? err;
   }
 }
@@ -263,7 +271,7 @@ async function tips(
       '--git-dir',
       repoDir,
       'rev-parse',
-      `refs/heads/${request.baseRef}^{commit}`,
+      `${baseRefs(request)[0] ?? headOf(request).local}^{commit}`,
       `${headOf(request).local}^{commit}`,
     ],
     gitOptions(request),

@@ -4,6 +4,7 @@ import type {
   EnqueueOutcome,
   JobState,
   RangeRef,
+  RenderRef,
   RepositoryRef,
   ResultStore,
 } from '../queue/index.js';
@@ -26,6 +27,8 @@ export interface McpDeps {
   checkRepository(repository: RepositoryRef): Promise<void>;
   /** Queues a review of a range through the API's path and limits (a Refusal past them). */
   reviewRange(range: RangeRef): Promise<EnqueueOutcome>;
+  /** Queues a render of one entry at one revision, likewise. */
+  renderEntry(render: RenderRef): Promise<EnqueueOutcome>;
   jobState(jobId: string): Promise<JobState | undefined>;
   /** The PR comment's Markdown of a result JSON (report/'s, injected). */
   renderMarkdown?: (resultJson: string) => string;

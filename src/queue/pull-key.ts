@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { PullRef, RangeRef, RepositoryRef, QueuedJob } from './types.js';
+import type { PullRef, QueuedJob, RangeRef, RenderRef, RepositoryRef } from './types.js';
 
 /**
  * One stable key per pull request, used for Redis keys and file names. GitHub names are
@@ -35,6 +35,15 @@ export function jobSubject(job: QueuedJob): {
   repository: RepositoryRef;
   headSha: string | undefined;
 } {
+  if ('render' in job) {
+    const { owner, repo, rev, path } = job.render;
+    const what = createHash('sha256').update(`${rev}\0${path}`).digest('hex').slice(0, 32);
+    return {
+      key: `${repositoryKey(job.render)}~render~${what}`,
+      repository: { owner, repo },
+      headSha: undefined,
+    };
+  }
   if ('range' in job) {
     const { owner, repo, base, head } = job.range;
     const revisions = createHash('sha256').update(`${base}\0${head}`).digest('hex').slice(0, 32);
@@ -48,12 +57,16 @@ export function jobSubject(job: QueuedJob): {
 }
 
 /** The fields a job's state names it by: its PR, or its range. */
-export function jobFields(job: QueuedJob): { pull: PullRef } | { range: RangeRef } {
+export function jobFields(
+  job: QueuedJob,
+): { pull: PullRef } | { range: RangeRef } | { render: RenderRef } {
+  if ('render' in job) return { render: job.render };
   return 'range' in job ? { range: job.range } : { pull: job.pull };
 }
 
 /** What a worker's log lines say of a job. */
 export function jobLogFields(job: QueuedJob): object {
+  if ('render' in job) return { ...job.render };
   if ('range' in job) return { ...job.range };
   return { ...job.pull, headSha: job.headSha, deliveryId: job.deliveryId };
 }

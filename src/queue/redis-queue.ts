@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import { jobSubject } from './pull-key.js';
+import { jobFields, jobSubject } from './pull-key.js';
 import { queueDefaults } from './queue-defaults.js';
 import type { LogSink } from '../logger.js';
 import { silentLogger } from './queue-logger.js';
@@ -18,6 +18,7 @@ import {
   PullRef,
   RangeRef,
   type RateLimit,
+  RenderRef,
   type ResultStore,
   QueuedJob,
 } from './types.js';
@@ -112,7 +113,7 @@ export function createRedisQueue(options: RedisQueueOptions): RedisQueue {
         headSha: subject.headSha,
         explicit: job.explicit,
         // A range job's revisions sit in the same field: the two shapes tell themselves apart.
-        pullJson: JSON.stringify('range' in job ? job.range : job.pull),
+        pullJson: JSON.stringify(Object.values(jobFields(job))[0]),
         jobTtlSeconds,
         pullTtlSeconds: PULL_STATE_TTL_SECONDS,
         repoWindowMs: REPOSITORY_LOAD_WINDOW_MS,
@@ -212,7 +213,11 @@ const Subject = z
   .string()
   .transform((text): unknown => JSON.parse(text))
   .pipe(
-    z.union([RangeRef.transform((range) => ({ range })), PullRef.transform((pull) => ({ pull }))]),
+    z.union([
+      RangeRef.transform((range) => ({ range })),
+      RenderRef.transform((render) => ({ render })),
+      PullRef.transform((pull) => ({ pull })),
+    ]),
   );
 
 const JobHash = z.object({

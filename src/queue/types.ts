@@ -84,8 +84,27 @@ export const RangeJob = z.object({
 });
 export type RangeJob = z.infer<typeof RangeJob>;
 
-/** What the queue carries: a PR's review, or a range's. */
-export const QueuedJob = z.union([ReviewJob, RangeJob]);
+/** One folder (a cluster's entry) of a repository at one revision (a branch or a commit SHA). */
+export const RenderRef = z.object({
+  owner: z.string().min(1).max(100),
+  repo: z.string().min(1).max(100),
+  rev: z.string().min(1).max(255),
+  path: z.string().min(1).max(1024),
+});
+export type RenderRef = z.infer<typeof RenderRef>;
+
+/** A render of one entry (the MCP endpoint's render_entry), its output stored like a range's. */
+export const RenderJob = z.object({
+  render: RenderRef,
+  installationId: z.number().int().positive().optional(),
+  reason: z.literal('render'),
+  explicit: z.literal(true),
+  requestedAt: z.string(),
+});
+export type RenderJob = z.infer<typeof RenderJob>;
+
+/** What the queue carries: a PR's review, a range's, or a render of one entry. */
+export const QueuedJob = z.union([ReviewJob, RangeJob, RenderJob]);
 export type QueuedJob = z.infer<typeof QueuedJob>;
 
 export type EnqueueOutcome =
@@ -109,6 +128,8 @@ export interface JobState {
   pull?: PullRef;
   /** The revisions a range job compares; absent for a PR job. */
   range?: RangeRef;
+  /** The entry and revision a render job renders. */
+  render?: RenderRef;
   /** Absent for an explicit job that reviews whatever the PR's head is when it runs. */
   headSha?: string;
   status: JobStatus;
@@ -194,7 +215,7 @@ export interface ResultStore {
   get(pull: PullRef): Promise<{ headSha: string; resultJson: string } | undefined>;
   /** Whether any result exists for this head (the periodic resync skips those). */
   has(pull: PullRef, headSha: string): Promise<boolean>;
-  /** The result of a range job, kept as long as its job's state. */
+  /** The result of a range or render job, kept as long as its job's state. */
   putRange(jobId: string, headSha: string, resultJson: string): Promise<void>;
   getRange(jobId: string): Promise<{ headSha: string; resultJson: string } | undefined>;
   /** The latest stored results of a repository's PRs, newest first, at most `limit`. */

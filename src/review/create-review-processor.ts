@@ -10,6 +10,7 @@ import { queueDefaults, type JobProcessor, type ResultStore } from '../queue/ind
 import { createToolRunner } from '../tool-runner.js';
 import { reviewPullRequest } from './review-pull-request.js';
 import { reviewRange } from './review-range.js';
+import { renderEntryJob } from './render-entry-job.js';
 import { createReviewMetrics } from './review-metrics.js';
 import type { ReviewGitHub, ReviewSettings } from './types.js';
 
@@ -40,8 +41,11 @@ export function createReviewProcessor(deps: ReviewProcessorDeps): JobProcessor {
     logger: deps.logger,
     ...(metrics ? { metrics } : {}),
   };
-  return (job, ctx) =>
-    'range' in job ? reviewRange(job, ctx, reviewDeps) : reviewPullRequest(job, ctx, reviewDeps);
+  return (job, ctx) => {
+    if ('render' in job) return renderEntryJob(job, ctx, reviewDeps);
+    if ('range' in job) return reviewRange(job, ctx, reviewDeps);
+    return reviewPullRequest(job, ctx, reviewDeps);
+  };
 }
 
 function reviewSettings(config: ServiceConfig, attempts: number): ReviewSettings {

@@ -21,7 +21,7 @@ export async function enqueueJobs(
   for (const job of jobs) {
     const outcome = await guarded(() => ctx.deps.queue.enqueue(job));
     ctx.metrics.request(outcome.status);
-    const subject = 'range' in job ? job.range : job.pull;
+    const subject = 'render' in job ? job.render : 'range' in job ? job.range : job.pull;
     log.info({ ...subject, reason: job.reason, ...outcome }, 'review job enqueued');
     outcomes.push(outcome);
   }

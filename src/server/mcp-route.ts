@@ -8,7 +8,7 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { type McpDeps, Refusal, createMcpServer } from '../mcp/index.js';
-import type { RangeJob, RepositoryRef } from '../queue/index.js';
+import type { EnqueueOutcome, RangeJob, RenderJob, RepositoryRef } from '../queue/index.js';
 import { FLUXLENS_VERSION } from '../version.js';
 import { requireToken } from './api-routes.js';
 import { admit, enqueueJobs, tokenBucket } from './enqueue-jobs.js';
@@ -54,6 +54,9 @@ export function registerMcpRoute(app: FastifyInstance, ctx: ServerContext): void
 
 type InstallationLookup = (repository: RepositoryRef) => Promise<Installation>;
 
+/** What every job the endpoint queues carries. */
+type JobCommon = Pick<RangeJob, 'explicit' | 'requestedAt' | 'installationId'>;
+
 function mcpDeps(
   ctx: ServerContext,
   token: string,
@@ -72,33 +75,37 @@ function mcpDeps(
     if (!installation.installed) throw new Refusal(`the GitHub App is not installed on ${name}`);
     return installation;
   };
+  /** Through the re-render API's limits and path, for the repository's installation. */
+  const queue = async (
+    repository: RepositoryRef,
+    make: (common: JobCommon) => RangeJob | RenderJob,
+  ): Promise<EnqueueOutcome> => {
+    const installation = await checkRepository(repository);
+    const limits = deps.rateLimits;
+    await refusing(() =>
+      admit(ctx, [
+        [tokenBucket(token), limits?.apiRendersPerToken],
+        [`owner:${repository.owner.toLowerCase()}`, limits?.apiRendersPerOwner],
+      ]),
+    );
+    const job = make({
+      explicit: true,
+      requestedAt: ctx.now().toISOString(),
+      ...(installation.installationId === undefined
+        ? {}
+        : { installationId: installation.installationId }),
+    });
+    const [outcome] = await refusing(() => enqueueJobs(ctx, log, [job]));
+    if (outcome === undefined) throw new Refusal('the job was not queued');
+    return outcome;
+  };
   return {
     results: deps.results,
     checkRepository: async (repository) => {
       await checkRepository(repository);
     },
-    async reviewRange(range) {
-      const installation = await checkRepository(range);
-      const limits = deps.rateLimits;
-      await refusing(() =>
-        admit(ctx, [
-          [tokenBucket(token), limits?.apiRendersPerToken],
-          [`owner:${range.owner.toLowerCase()}`, limits?.apiRendersPerOwner],
-        ]),
-      );
-      const job: RangeJob = {
-        range,
-        reason: 'range',
-        explicit: true,
-        requestedAt: ctx.now().toISOString(),
-        ...(installation.installationId === undefined
-          ? {}
-          : { installationId: installation.installationId }),
-      };
-      const [outcome] = await refusing(() => enqueueJobs(ctx, log, [job]));
-      if (outcome === undefined) throw new Refusal('the review was not queued');
-      return outcome;
-    },
+    reviewRange: (range) => queue(range, (common) => ({ ...common, range, reason: 'range' })),
+    renderEntry: (render) => queue(render, (common) => ({ ...common, render, reason: 'render' })),
     jobState: (jobId) => refusing(() => guarded(() => deps.queue.state(jobId))),
     ...(deps.renderReportMarkdown === undefined
       ? {}

@@ -64,6 +64,18 @@ describe.each([
     };
   };
 
+  /** Polls review_status until the job has ended; the last answer. */
+  const poll = async (job: string, format: 'json' | 'markdown' = 'json'): Promise<ToolText> => {
+    const deadline = Date.now() + REVIEW_TIMEOUT_MS;
+    for (;;) {
+      const polled = await call('review_status', { job, format });
+      const waiting = /"status": "(waiting|active)"/.test(polled.text);
+      if (!waiting || polled.isError) return polled;
+      if (Date.now() > deadline) throw new Error(`job ${job} did not finish`);
+      await sleep(250);
+    }
+  };
+
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), 'fluxlens-mcp-e2e-'));
     cleanup.push(() => rmSync(work, { recursive: true, force: true }));
@@ -95,6 +107,7 @@ describe.each([
       'explain_finding',
       'get_review',
       'list_reviews',
+      'render_entry',
       'review_branch',
       'review_status',
     ]);
@@ -151,6 +164,28 @@ describe.each([
 
     const markdown = await call('review_status', { job, format: 'markdown' });
     expect(markdown.text).toContain('### fluxlens: **DANGER**');
+  });
+
+  it('renders one entry at one revision as fluxlens render prints it, with what did not render first', async () => {
+    const { owner, repo } = world.target;
+    const path = 'clusters/home';
+    const asked = await call('render_entry', { owner, repo, rev: EXAMPLE.head, path });
+    expect(asked.isError, asked.text).toBe(false);
+    const { job } = JSON.parse(asked.text) as { job: string };
+    const done = await poll(job);
+    expect(done.isError, done.text).toBe(false);
+    const cli = await runCli([
+      'render',
+      ...['--repo', repoDir, '--rev', EXAMPLE.head, '--path', path, '--offline'],
+    ]);
+    expect(cli.code, cli.stderr).toBe(0);
+    expect(
+      done.text.startsWith(`# Job ${job}: ${path} at ${EXAMPLE.head} (${world.headSha})\n`),
+    ).toBe(true);
+    // The remote chart is not in the offline cache: the render says so before the objects.
+    expect(done.text).toMatch(/^# Not rendered \(1\):\n# {3}HelmRelease .*ingress-nginx/m);
+    expect(done.text.endsWith(cli.stdout)).toBe(true);
+    expect(cli.stdout).toContain('kind: StatefulSet');
   });
 
   it("serves a pull request's review as the API does, as JSON and as the comment's Markdown", async () => {
