@@ -39,8 +39,17 @@ export function registerMcpRoute(app: FastifyInstance, ctx: ServerContext): void
         void transport.close();
         void server.close();
       });
-      await server.connect(transport);
-      await transport.handleRequest(request.raw, reply.raw, request.body);
+      try {
+        await server.connect(transport);
+        await transport.handleRequest(request.raw, reply.raw, request.body);
+      } catch (err) {
+        // Past hijack the error handler cannot answer: the reply is ours to end.
+        request.log.error({ err }, 'MCP request failed');
+        if (!reply.raw.headersSent) {
+          reply.raw.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
+        }
+        reply.raw.end(JSON.stringify({ error: 'internal error' }));
+      }
     });
 
     // Stateless: no stream to open and no session to end.
