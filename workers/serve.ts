@@ -16,7 +16,14 @@ import {
   type PullRef,
   type ResultStore,
 } from '../src/queue/index.js';
-import { parseAnalysisResult, renderHtml, renderReviewsPage } from '../src/report/index.js';
+import { GitHubError, type GitHubClient } from '../src/github/index.js';
+import {
+  parseAnalysisResult,
+  renderHtml,
+  renderMarkdown,
+  renderReviewsPage,
+} from '../src/report/index.js';
+import { RULES } from '../src/risk/index.js';
 import {
   acknowledgeCommand,
   CHECK_RUN_NAME,
@@ -25,7 +32,7 @@ import {
   reportSkipped,
   type ReviewDeps,
 } from '../src/review/index.js';
-import { buildServer, startResync } from '../src/server/index.js';
+import { buildServer, type Installation, startResync } from '../src/server/index.js';
 import {
   type ProcessIO,
   runProcess,
@@ -83,6 +90,14 @@ async function serve(io: ProcessIO): Promise<void> {
     credentialRejection: () => credentials?.rejection(),
     renderReportHtml: (json) => renderHtml(parseAnalysisResult(json)),
     renderReviewsHtml: renderReviewsPage,
+    renderReportMarkdown: (json) => renderMarkdown(parseAnalysisResult(json)),
+    rules: RULES,
+    // The MCP endpoint reaches GitHub repositories only: none without GitHub's credentials.
+    ...(github === undefined
+      ? { installation: () => Promise.resolve({ installed: false }) }
+      : mode === 'app'
+        ? { installation: (repository) => installationOf(github, repository) }
+        : {}),
     skipCheck: (info) => {
       const forge = forgeOfPull(info.pull);
       return reportSkipped(forge.client, { mode: forge.mode, comment: config.comment }, info);
@@ -124,6 +139,20 @@ async function serve(io: ProcessIO): Promise<void> {
   credentials?.stop();
   await app.close();
   await intake.close();
+}
+
+/** GitHub answers 404 for a repository none of the App's installations covers. */
+async function installationOf(
+  github: GitHubClient,
+  repository: { owner: string; repo: string },
+): Promise<Installation> {
+  try {
+    const installationId = await github.installationFor(repository);
+    return installationId === undefined ? { installed: true } : { installed: true, installationId };
+  } catch (err) {
+    if (err instanceof GitHubError && err.status === 404) return { installed: false };
+    throw err;
+  }
 }
 
 function redisIntake(config: ServiceConfig, url: string, logger: Logger): Intake {

@@ -13,3 +13,5 @@ export {
 } from './request.js';
 // The types a caller of analyze names, so it needs no other folder for them.
 export type { RenderMachine } from '../render/index.js';
+export { renderEntry, type EntryRender, type EntryRequest } from './render-entry.js';
+export { renderToJson, renderToYaml } from './render-output.js';

@@ -8,7 +8,7 @@ import { displayText } from '../report/index.js';
 import { repositoryRoot, repositoryUrl } from '../git/index.js';
 import { createEngine, renderSettings, type RenderProgress } from '../render/index.js';
 import { createToolRunner } from '../tool-runner.js';
-import { renderToJson, renderToYaml } from './render-output.js';
+import { renderToJson, renderToYaml } from '../analysis/index.js';
 import {
   engineName,
   entryPath,

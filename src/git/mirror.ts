@@ -1,6 +1,7 @@
 /**
  * One bare mirror per GitHub repository under the cache folder, brought up to date with
- * the two refs a review reads: the PR's base branch and refs/pull/N/head. Objects are
+ * the two refs a review reads: the PR's base branch and refs/pull/N/head (a review without
+ * a PR: a base branch and a head branch or commit). Objects are
  * fetched in full (no partial clone), so every later read of the mirror is offline.
  */
 import { createHash } from 'node:crypto';
@@ -21,9 +22,12 @@ export interface MirrorRequest {
   repo: string;
   /** An installation token; absent for public repositories. Sent only as an HTTP header. */
   token?: string | undefined;
-  /** The PR's base branch name. */
-  baseRef: string;
-  pullNumber: number;
+  /** The PR's base branch name; absent when one revision is read (its head is the base). */
+  baseRef?: string;
+  /** The PR whose head is fetched (refs/pull/N/head), or else `headRef`. */
+  pullNumber?: number;
+  /** A branch name or a commit SHA to review as the head, for a review without a PR. */
+  headRef?: string;
   signal?: AbortSignal | undefined;
   /** Bound on each git command, the fetch above all. */
   timeoutMs: number;
@@ -32,9 +36,12 @@ export interface MirrorRequest {
 export interface Mirror {
   /** The bare repository: every reader in git/ takes it as its repoDir. */
   repoDir: string;
-  /** Tip of the base branch (the merge-base with the head is the caller's to compute). */
+  /**
+   * Tip of the base branch (the merge-base with the head is the caller's to compute); the
+   * head's when the request names no base.
+   */
   baseSha: string;
-  /** Tip of refs/pull/N/head. */
+  /** Tip of refs/pull/N/head (or of the head branch, or the head commit). */
   headSha: string;
 }
 
@@ -97,12 +104,10 @@ function repositoryUrl(request: MirrorRequest): string {
     const name = `${request.owner}/${request.repo}`.slice(0, 200);
     throw new UsageError(`'${name}' is not a GitHub owner and repository name`);
   }
-  if (!isBranchName(request.baseRef)) {
+  if (request.baseRef !== undefined && !isBranchName(request.baseRef)) {
     throw new UsageError(`'${request.baseRef.slice(0, 255)}' is not a branch name`);
   }
-  if (!Number.isSafeInteger(request.pullNumber) || request.pullNumber < 1) {
-    throw new UsageError(`${String(request.pullNumber)} is not a pull request number`);
-  }
+  headOf(request);
   let base: URL;
   try {
     base = new URL(request.gitUrl);
@@ -114,6 +119,39 @@ function repositoryUrl(request: MirrorRequest): string {
     throw new SetupError('the git URL must be http(s):// or git:// without credentials');
   }
   return `${base.href.replace(/\/+$/, '')}/${request.owner}/${request.repo}.git`;
+}
+
+const COMMIT_SHA = /^[0-9a-f]{40}$/;
+
+/** The base branch's ref, when the request names one. */
+function baseRefs(request: MirrorRequest): string[] {
+  return request.baseRef === undefined ? [] : [`refs/heads/${request.baseRef}`];
+}
+
+/**
+ * Where the head is fetched from and kept: the PR's head ref, a branch, or a commit (kept
+ * under a ref of its own, so the mirror's gc never drops it).
+ */
+function headOf(request: MirrorRequest): { remote: string; local: string; what: string } {
+  const { pullNumber, headRef } = request;
+  if (pullNumber !== undefined && headRef === undefined) {
+    if (!Number.isSafeInteger(pullNumber) || pullNumber < 1) {
+      throw new UsageError(`${String(pullNumber)} is not a pull request number`);
+    }
+    const ref = `refs/pull/${String(pullNumber)}/head`;
+    return { remote: ref, local: ref, what: `pull ${String(pullNumber)}` };
+  }
+  if (headRef === undefined || pullNumber !== undefined) {
+    throw new UsageError('a mirror fetch names either a pull request or a head, not both');
+  }
+  if (COMMIT_SHA.test(headRef)) {
+    return { remote: headRef, local: `refs/fluxlens/commits/${headRef}`, what: headRef };
+  }
+  if (!isBranchName(headRef)) {
+    throw new UsageError(`'${headRef.slice(0, 255)}' is not a branch name or a commit SHA`);
+  }
+  const ref = `refs/heads/${headRef}`;
+  return { remote: ref, local: ref, what: headRef };
 }
 
 /** git check-ref-format's rules for a branch, plus no leading `-` (it would read as a flag). */
@@ -141,7 +179,7 @@ async function initMirror(runner: ToolRunner, repoDir: string, request: MirrorRe
  * writes here, so any that exist are left over.
  */
 async function removeGitLocks(repoDir: string, request: MirrorRequest): Promise<void> {
-  const refs = [`refs/heads/${request.baseRef}`, `refs/pull/${String(request.pullNumber)}/head`];
+  const refs = [...baseRefs(request), headOf(request).local];
   const files = [...refs, 'packed-refs', 'shallow', 'config', 'HEAD'];
   await Promise.all(files.map((file) => rm(join(repoDir, `${file}.lock`), { force: true })));
 }
@@ -152,8 +190,7 @@ async function fetchPullRefs(
   url: string,
   request: MirrorRequest,
 ): Promise<void> {
-  const base = `refs/heads/${request.baseRef}`;
-  const head = `refs/pull/${String(request.pullNumber)}/head`;
+  const head = headOf(request);
   const header = request.token ? authorizationHeader(request.token) : undefined;
   try {
     await runner.run(
@@ -175,14 +212,15 @@ async function fetchPullRefs(
         '--no-recurse-submodules',
         '--end-of-options',
         url,
-        `+${base}:${base}`,
-        `+${head}:${head}`,
+        ...baseRefs(request).map((base) => `+${base}:${base}`),
+        `+${head.remote}:${head.local}`,
       ],
       { ...gitOptions(request), env: fetchEnv(header) },
     );
   } catch (err) {
     const secrets = request.token ? [request.token, header ?? ''] : [];
-    const what = `fetching ${request.owner}/${request.repo} (${request.baseRef}, pull ${String(request.pullNumber)})`;
+    const refs = [request.baseRef, head.what].filter((ref) => ref !== undefined).join(', ');
+    const what = `fetching ${request.owner}/${request.repo} (${refs})`;
     throw fetchFailure(err, what, secrets) ?? err;
   }
 }
@@ -233,8 +271,8 @@ async function tips(
       '--git-dir',
       repoDir,
       'rev-parse',
-      `refs/heads/${request.baseRef}^{commit}`,
-      `refs/pull/${String(request.pullNumber)}/head^{commit}`,
+      `${baseRefs(request)[0] ?? headOf(request).local}^{commit}`,
+      `${headOf(request).local}^{commit}`,
     ],
     gitOptions(request),
   );

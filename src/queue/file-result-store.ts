@@ -47,6 +47,7 @@ export function createFileResultStore(
   options: FileResultStoreOptions = {},
 ): ResultStore {
   const fileOf = (pull: PullRef) => path.join(dir, `${pullKey(pull)}.result`);
+  const rangeFileOf = (jobId: string) => path.join(dir, `range~${RangeJobId.parse(jobId)}.result`);
   const ttlMs = options.ttlSeconds === undefined ? undefined : options.ttlSeconds * 1000;
   const expired = (mtimeMs: number) => ttlMs !== undefined && mtimeMs < Date.now() - ttlMs;
   let nextSweep = 0;
@@ -59,14 +60,7 @@ export function createFileResultStore(
       Header.parse({ headSha });
       await mkdir(dir, { recursive: true });
       if (Date.now() >= nextSweep) await sweep();
-      const file = fileOf(pull);
-      const temp = `${file}.${randomUUID()}.tmp`;
-      try {
-        await writeFile(temp, `${JSON.stringify({ headSha })}\n${resultJson}`);
-        await rename(temp, file);
-      } finally {
-        await rm(temp, { force: true });
-      }
+      await writeResult(fileOf(pull), headSha, resultJson);
     },
     async get(pull) {
       const stored = await readLive(fileOf(pull), expired, readResult);
@@ -76,7 +70,29 @@ export function createFileResultStore(
       return (await readLive(fileOf(pull), expired, readHeadSha)) === headSha;
     },
     list: (query) => listResults(dir, query, expired),
+    async putRange(jobId, headSha, resultJson) {
+      Header.parse({ headSha });
+      await mkdir(dir, { recursive: true });
+      await writeResult(rangeFileOf(jobId), headSha, resultJson);
+    },
+    async getRange(jobId) {
+      const stored = await readLive(rangeFileOf(jobId), expired, readResult);
+      return stored && { headSha: stored.headSha, resultJson: stored.resultJson };
+    },
   };
+}
+
+/** A job id as the queues make them; anything else never names a file. */
+const RangeJobId = z.string().regex(/^[A-Za-z0-9_-]{1,100}$/);
+
+async function writeResult(file: string, headSha: string, resultJson: string): Promise<void> {
+  const temp = `${file}.${randomUUID()}.tmp`;
+  try {
+    await writeFile(temp, `${JSON.stringify({ headSha })}\n${resultJson}`);
+    await rename(temp, file);
+  } finally {
+    await rm(temp, { force: true });
+  }
 }
 
 async function readResult(
@@ -184,6 +200,7 @@ function isMissing(err: unknown): boolean {
 /** Results in memory, for an inline queue without a result directory (tests, one-shots). */
 export function createMemoryResultStore(): ResultStore {
   const results = new Map<string, StoredResult>();
+  const ranges = new Map<string, { headSha: string; resultJson: string }>();
   return {
     put(pull, headSha, resultJson) {
       Header.parse({ headSha });
@@ -194,6 +211,12 @@ export function createMemoryResultStore(): ResultStore {
       results.set(key, stored);
       return Promise.resolve();
     },
+    putRange(jobId, headSha, resultJson) {
+      Header.parse({ headSha });
+      ranges.set(jobId, { headSha, resultJson });
+      return Promise.resolve();
+    },
+    getRange: (jobId) => Promise.resolve(ranges.get(jobId)),
     get(pull) {
       const stored = results.get(pullKey(pull));
       return Promise.resolve(stored && { headSha: stored.headSha, resultJson: stored.resultJson });

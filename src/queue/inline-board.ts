@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { JobInterruptedError, type JobOutcome } from './job-outcome.js';
-import { pullKey, repositoryKey } from './pull-key.js';
+import { jobFields, jobSubject, repositoryKey } from './pull-key.js';
 import { retryDelayMs } from './queue-defaults.js';
-import type { EnqueueOutcome, JobState, QueueDepth, ReviewJob } from './types.js';
+import type { EnqueueOutcome, JobState, QueueDepth, QueuedJob } from './types.js';
 
 export interface InlineJob {
   id: string;
@@ -10,7 +10,7 @@ export interface InlineJob {
   repository: string;
   /** Lower goes first: see SECOND_JOB. */
   priority: number;
-  job: ReviewJob;
+  job: QueuedJob;
   state: JobState;
   /** Failed tries so far (BullMQ's attemptsMade). */
   failures: number;
@@ -62,26 +62,27 @@ export class InlineBoard {
 
   constructor(private readonly retry: { attempts: number; backoffMs: number }) {}
 
-  enqueue(job: ReviewJob): EnqueueOutcome {
-    const key = pullKey(job.pull);
+  enqueue(job: QueuedJob): EnqueueOutcome {
+    const subject = jobSubject(job);
+    const { key, headSha } = subject;
     const pull = this.pullState(key);
-    if (!job.explicit && job.headSha !== undefined && pull.head === job.headSha) {
+    if (!job.explicit && headSha !== undefined && pull.head === headSha) {
       return pull.current ? { status: 'duplicate', jobId: pull.current } : { status: 'duplicate' };
     }
     // A new base needs a review as much as a new head does.
     const newHead =
-      (job.headSha !== undefined && job.headSha !== pull.head) || job.reason === 'base-changed';
+      (headSha !== undefined && headSha !== pull.head) || job.reason === 'base-changed';
     if (pull.waiting && !newHead) return { status: 'coalesced', jobId: pull.waiting.id };
     const id = randomUUID();
     const replaced = this.dropWaiting(pull, `replaced by job ${id}`);
-    const repository = repositoryKey(job.pull);
+    const repository = repositoryKey(subject.repository);
     const second = !newHead && pull.current !== undefined && this.running.has(pull.current);
     const priority = (second ? SECOND_JOB : 0) + Math.min(this.inFlight(repository), 1023) + 1;
     const state = initialState(id, job);
     const entry: InlineJob = { id, key, repository, priority, job, failures: 0, state };
     if (newHead) {
       this.abortRunning(key, new JobInterruptedError('superseded', `superseded by job ${id}`));
-      Object.assign(pull, { current: id, head: job.headSha });
+      Object.assign(pull, { current: id, head: headSha });
     }
     pull.waiting = entry;
     this.remember(entry);
@@ -132,7 +133,8 @@ export class InlineBoard {
     const current = pull.current === entry.id;
     if (outcome.kind === 'completed') {
       entry.state = { ...entry.state, status: 'completed' };
-      if (current && entry.job.headSha !== undefined) pull.doneHead = entry.job.headSha;
+      const { headSha } = jobSubject(entry.job);
+      if (current && headSha !== undefined) pull.doneHead = headSha;
     } else if (outcome.kind === 'cancelled' || !current) {
       // A job that is no longer current can only complete or cancel: it never retries.
       const reason = outcome.kind === 'cancelled' ? outcome.reason : 'superseded';
@@ -167,7 +169,7 @@ export class InlineBoard {
 
   state(jobId: string): JobState | undefined {
     const state = this.records.get(jobId)?.state;
-    return state && { ...state, pull: { ...state.pull } };
+    return state && structuredClone(state);
   }
 
   depth(): QueueDepth {
@@ -246,9 +248,10 @@ export class InlineBoard {
   }
 }
 
-function initialState(jobId: string, job: ReviewJob): JobState {
-  const state: JobState = { jobId, pull: job.pull, status: 'waiting', attempts: 0 };
-  if (job.headSha !== undefined) state.headSha = job.headSha;
+function initialState(jobId: string, job: QueuedJob): JobState {
+  const state: JobState = { jobId, ...jobFields(job), status: 'waiting', attempts: 0 };
+  const { headSha } = jobSubject(job);
+  if (headSha !== undefined) state.headSha = headSha;
   return state;
 }
 

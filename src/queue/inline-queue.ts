@@ -13,7 +13,7 @@ import {
   type JobQueue,
   PullRef,
   type ResultStore,
-  ReviewJob,
+  QueuedJob,
 } from './types.js';
 
 export interface InlineQueueOptions {
@@ -85,7 +85,7 @@ export function createInlineQueue(options: InlineQueueOptions = {}): InlineQueue
     forget: (deliveryId) => ledger.forget(deliveryId),
     async enqueue(job) {
       if (closed) throw new Error('inline queue is closed');
-      return board.enqueue(ReviewJob.parse(job));
+      return board.enqueue(QueuedJob.parse(job));
     },
     admit: async (bucket, limit) => limiter(bucket, limit),
     async cancel(pull) {

@@ -1,5 +1,6 @@
 import type { InlineBoard, InlineJob } from './inline-board.js';
 import { runProcessor } from './job-outcome.js';
+import { jobLogFields } from './pull-key.js';
 import { queueDefaults } from './queue-defaults.js';
 import { silentLogger } from './queue-logger.js';
 import {
@@ -67,6 +68,5 @@ export function startInlineWorker(board: InlineBoard, options: QueueWorkerOption
 }
 
 function logFields(entry: InlineJob): object {
-  const { pull, headSha, deliveryId } = entry.job;
-  return { jobId: entry.id, ...pull, headSha, deliveryId, attempt: entry.state.attempts };
+  return { jobId: entry.id, ...jobLogFields(entry.job), attempt: entry.state.attempts };
 }

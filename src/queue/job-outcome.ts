@@ -1,7 +1,7 @@
 import { UnrecoverableError } from 'bullmq';
 import { errorMessage } from '../errors.js';
 import { queueDefaults } from './queue-defaults.js';
-import { type JobContext, type JobProcessor, PermanentJobError, type ReviewJob } from './types.js';
+import { type JobContext, type JobProcessor, PermanentJobError, type QueuedJob } from './types.js';
 
 export type InterruptionKind = 'superseded' | 'pull-closed' | 'shutdown';
 
@@ -35,7 +35,7 @@ export type JobOutcome =
  */
 export async function runProcessor(
   processor: JobProcessor,
-  job: ReviewJob,
+  job: QueuedJob,
   ctx: JobContext,
 ): Promise<JobOutcome> {
   let failure: { error: unknown } | undefined;

@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import { FORGE_NAMES, forgeOf } from '../model/index.js';
-import type { PullRef } from './types.js';
+import type { PullRef, QueuedJob, RangeRef, RenderRef, RepositoryRef } from './types.js';
 
 /**
  * One stable key per pull request, used for Redis keys and file names. GitHub names are
@@ -47,4 +48,50 @@ export function pullOfKey(key: string): PullRef | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * What a job is about, as the queue sees it: the key its coalescing state lives under
+ * (its PR's, or one per repository and pair of revisions for a range), its repository,
+ * and the head it names, if any.
+ */
+export function jobSubject(job: QueuedJob): {
+  key: string;
+  repository: RepositoryRef;
+  headSha: string | undefined;
+} {
+  if ('render' in job) {
+    const { owner, repo, rev, path } = job.render;
+    const what = createHash('sha256').update(`${rev}\0${path}`).digest('hex').slice(0, 32);
+    return {
+      key: `${repositoryKey(job.render)}~render~${what}`,
+      repository: { owner, repo },
+      headSha: undefined,
+    };
+  }
+  if ('range' in job) {
+    const { owner, repo, base, head } = job.range;
+    const revisions = createHash('sha256').update(`${base}\0${head}`).digest('hex').slice(0, 32);
+    return {
+      key: `${repositoryKey(job.range)}~range~${revisions}`,
+      repository: { owner, repo },
+      headSha: undefined,
+    };
+  }
+  return { key: pullKey(job.pull), repository: job.pull, headSha: job.headSha };
+}
+
+/** The fields a job's state names it by: its PR, or its range. */
+export function jobFields(
+  job: QueuedJob,
+): { pull: PullRef } | { range: RangeRef } | { render: RenderRef } {
+  if ('render' in job) return { render: job.render };
+  return 'range' in job ? { range: job.range } : { pull: job.pull };
+}
+
+/** What a worker's log lines say of a job. */
+export function jobLogFields(job: QueuedJob): object {
+  if ('render' in job) return { ...job.render };
+  if ('range' in job) return { ...job.range };
+  return { ...job.pull, headSha: job.headSha, deliveryId: job.deliveryId };
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { pullKey, repositoryKey } from './pull-key.js';
-import type { PullRef } from './types.js';
+import type { PullRef, RepositoryRef } from './types.js';
 
 export const DEFAULT_QUEUE_NAME = 'reviews';
 
@@ -13,10 +13,12 @@ export function redisKeys(prefix: string, queueName: string) {
   const queueBase = `${prefix}:${queueName}:fluxlens`;
   return {
     pull: (pull: PullRef) => `${queueBase}:pr:${pullKey(pull)}`,
+    /** The coalescing state of a job's subject (see jobSubject): its PR's, or its range's. */
+    subject: (subjectKey: string) => `${queueBase}:pr:${subjectKey}`,
     job: (jobId: string) => `${queueBase}:job:${jobId}`,
     jobPrefix: `${queueBase}:job:`,
     alivePrefix: `${queueBase}:alive:`,
-    repository: (pull: PullRef) => `${queueBase}:repo:${repositoryKey(pull)}`,
+    repository: (repository: RepositoryRef) => `${queueBase}:repo:${repositoryKey(repository)}`,
     // Hashed: a bucket may name a token, and its key must not.
     limit: (bucket: string) =>
       `${prefix}:limits:${createHash('sha256').update(bucket).digest('hex').slice(0, 32)}`,
@@ -25,6 +27,7 @@ export function redisKeys(prefix: string, queueName: string) {
     /** pullKey -> the order its result was last written in: what the reviews page lists. */
     recentResults: `${prefix}:recent-results`,
     recentResultsOrder: `${prefix}:recent-results:order`,
+    rangeResult: (jobId: string) => `${prefix}:range-results:${jobId}`,
   };
 }
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
+import { jobFields, jobSubject } from './pull-key.js';
 import { queueDefaults } from './queue-defaults.js';
 import type { LogSink } from '../logger.js';
 import { silentLogger } from './queue-logger.js';
@@ -15,9 +16,11 @@ import {
   type JobQueue,
   type JobState,
   PullRef,
+  RangeRef,
   type RateLimit,
+  RenderRef,
   type ResultStore,
-  ReviewJob,
+  QueuedJob,
 } from './types.js';
 
 export interface RedisQueueOptions {
@@ -39,7 +42,7 @@ export interface RedisQueue extends JobQueue, DeliveryLedger {
 }
 
 /** What a BullMQ job carries; parsed again by the worker. */
-export const BullJobData = z.object({ job: ReviewJob });
+export const BullJobData = z.object({ job: QueuedJob });
 export const BULL_JOB_NAME = 'review';
 
 /** PR coalescing state outlives any job; a month after the last event it may go. */
@@ -96,19 +99,21 @@ export function createRedisQueue(options: RedisQueueOptions): RedisQueue {
   return {
     results: createRedisResultStore(redis, keys, options.resultTtlSeconds),
     async enqueue(input) {
-      const job = ReviewJob.parse(input);
+      const job = QueuedJob.parse(input);
       const jobId = randomUUID();
+      const subject = jobSubject(job);
       const jobKeys = {
-        pullKey: keys.pull(job.pull),
+        pullKey: keys.subject(subject.key),
         jobKey: keys.job(jobId),
-        repoKey: keys.repository(job.pull),
+        repoKey: keys.repository(subject.repository),
       };
       const decision = await enqueueScript(redis, {
         ...jobKeys,
         jobId,
-        headSha: job.headSha,
+        headSha: subject.headSha,
         explicit: job.explicit,
-        pullJson: JSON.stringify(job.pull),
+        // A range job's revisions sit in the same field: the two shapes tell themselves apart.
+        pullJson: JSON.stringify(Object.values(jobFields(job))[0]),
         jobTtlSeconds,
         pullTtlSeconds: PULL_STATE_TTL_SECONDS,
         repoWindowMs: REPOSITORY_LOAD_WINDOW_MS,
@@ -175,7 +180,7 @@ async function addOrRollBack(
   redis: Redis,
   where: { keys: RedisKeys; jobKeys: JobKeys },
   added: { jobId: string; priority: number },
-  job: ReviewJob,
+  job: QueuedJob,
 ): Promise<void> {
   const { jobId, priority } = added;
   try {
@@ -183,7 +188,7 @@ async function addOrRollBack(
   } catch (err) {
     const reason = 'could not be queued';
     const prefixes = { alive: where.keys.alivePrefix, job: where.keys.jobPrefix };
-    const ended = { jobId, headSha: job.headSha };
+    const ended = { jobId, headSha: jobSubject(job).headSha };
     await settleScript(redis, where.jobKeys, prefixes, ended, 'failed', reason).catch(
       () => undefined,
     );
@@ -203,8 +208,20 @@ local ttl = redis.call('PTTL', KEYS[1])
 if ttl < 0 then redis.call('EXPIRE', KEYS[1], ARGV[2]); ttl = tonumber(ARGV[2]) * 1000 end
 return ttl`;
 
+/** The job's subject as enqueue stored it: a range names revisions, a PR a number. */
+const Subject = z
+  .string()
+  .transform((text): unknown => JSON.parse(text))
+  .pipe(
+    z.union([
+      RangeRef.transform((range) => ({ range })),
+      RenderRef.transform((render) => ({ render })),
+      PullRef.transform((pull) => ({ pull })),
+    ]),
+  );
+
 const JobHash = z.object({
-  pull: z.string().transform((text) => PullRef.parse(JSON.parse(text))),
+  pull: Subject,
   headSha: z.string().optional(),
   status: z.enum(['waiting', 'active', 'completed', 'failed', 'cancelled']),
   attempts: z.coerce.number().int().nonnegative(),
@@ -218,8 +235,8 @@ async function readJobState(
 ): Promise<JobState | undefined> {
   const parsed = JobHash.safeParse(await redis.hgetall(keys.job(jobId)));
   if (!parsed.success) return undefined;
-  const { pull, headSha, status, attempts, reason } = parsed.data;
-  const state: JobState = { jobId, pull, status, attempts };
+  const { pull: subject, headSha, status, attempts, reason } = parsed.data;
+  const state: JobState = { jobId, ...subject, status, attempts };
   if (headSha !== undefined) state.headSha = headSha;
   if (reason !== undefined) state.reason = reason;
   return state;

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { CommitSha } from './commit-sha.js';
 import { pullKey, pullOfKey, repositoryKey } from './pull-key.js';
 import type { RedisKeys } from './redis-keys.js';
+import { queueDefaults } from './queue-defaults.js';
 import { MAX_LISTED_RESULTS, type ResultStore, type StoredResult } from './types.js';
 
 /** How many PRs the recent-results index remembers; older ones drop out of the listing. */
@@ -71,6 +72,17 @@ export function createRedisResultStore(
         });
       }
       return out;
+    },
+    async putRange(jobId, headSha, resultJson) {
+      const key = keys.rangeResult(jobId);
+      const fields = { headSha: CommitSha.parse(headSha), resultJson };
+      await redis.multi().hset(key, fields).expire(key, queueDefaults.jobStateTtlSeconds).exec();
+    },
+    async getRange(jobId) {
+      const key = keys.rangeResult(jobId);
+      const [headSha, resultJson] = await redis.hmget(key, 'headSha', 'resultJson');
+      if (headSha === null || resultJson === null) return undefined;
+      return { headSha: CommitSha.parse(headSha), resultJson: z.string().parse(resultJson) };
     },
   };
 }

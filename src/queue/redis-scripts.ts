@@ -71,6 +71,7 @@ export interface EnqueueArgs extends JobKeys {
   /** Absent for a job that names only the PR. */
   headSha: string | undefined;
   explicit: boolean;
+  /** The job's PR, or its range (RangeRef), as JSON: what its state reports. */
   pullJson: string;
   jobTtlSeconds: number;
   pullTtlSeconds: number;

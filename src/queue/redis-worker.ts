@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import { createCurrentCheck } from './current-check.js';
 import { type CurrentJobWatch, watchCurrentJobs } from './current-job-watch.js';
 import { type JobOutcome, runProcessor } from './job-outcome.js';
+import { jobLogFields, jobSubject } from './pull-key.js';
 import { queueDefaults } from './queue-defaults.js';
 import type { LogSink } from '../logger.js';
 import { silentLogger } from './queue-logger.js';
@@ -112,13 +113,14 @@ async function processJob(h: WorkerHandle, bullJob: Job, token?: string): Promis
     throw new UnrecoverableError('job payload is not a review job');
   }
   const { job } = parsed.data;
+  const subject = jobSubject(job);
   const jobKeys = {
-    pullKey: h.keys.pull(job.pull),
+    pullKey: h.keys.subject(subject.key),
     jobKey: h.keys.job(jobId),
-    repoKey: h.keys.repository(job.pull),
+    repoKey: h.keys.repository(subject.repository),
   };
   const attempt = bullJob.attemptsMade + 1;
-  const fields = { jobId, ...job.pull, headSha: job.headSha, deliveryId: job.deliveryId, attempt };
+  const fields = { jobId, ...jobLogFields(job), attempt };
   const start = await startScript(h.redis, jobKeys, h.prefixes, {
     jobId,
     attempt,
@@ -155,7 +157,7 @@ async function processJob(h: WorkerHandle, bullJob: Job, token?: string): Promis
   const lastAttempt = attempt >= (bullJob.opts.attempts ?? 1);
   const status = statusOf(outcome, lastAttempt);
   const reason = 'reason' in outcome ? outcome.reason : '';
-  const ended = { jobId, headSha: job.headSha };
+  const ended = { jobId, headSha: subject.headSha };
   const { status: settled, parked } = await settleScript(
     h.redis,
     jobKeys,

@@ -60,6 +60,56 @@ export const ReviewJob = z
   });
 export type ReviewJob = z.infer<typeof ReviewJob>;
 
+/**
+ * Two revisions of a repository, each a branch name or a commit SHA: what a review without
+ * a pull request compares (the MCP endpoint's branch review). The worker checks the names
+ * before git sees them.
+ */
+export const RangeRef = z.object({
+  owner: z.string().min(1).max(100),
+  repo: z.string().min(1).max(100),
+  base: z.string().min(1).max(255),
+  head: z.string().min(1).max(255),
+});
+export type RangeRef = z.infer<typeof RangeRef>;
+
+/**
+ * A review of a range: it publishes nothing on GitHub; its result is stored under its job
+ * id for the caller to read. The same range asked for again while one waits is coalesced.
+ */
+export const RangeJob = z.object({
+  range: RangeRef,
+  /** The App installation of the repository, when the server knows it. */
+  installationId: z.number().int().positive().optional(),
+  reason: z.literal('range'),
+  explicit: z.literal(true),
+  requestedAt: z.string(),
+});
+export type RangeJob = z.infer<typeof RangeJob>;
+
+/** One folder (a cluster's entry) of a repository at one revision (a branch or a commit SHA). */
+export const RenderRef = z.object({
+  owner: z.string().min(1).max(100),
+  repo: z.string().min(1).max(100),
+  rev: z.string().min(1).max(255),
+  path: z.string().min(1).max(1024),
+});
+export type RenderRef = z.infer<typeof RenderRef>;
+
+/** A render of one entry (the MCP endpoint's render_entry), its output stored like a range's. */
+export const RenderJob = z.object({
+  render: RenderRef,
+  installationId: z.number().int().positive().optional(),
+  reason: z.literal('render'),
+  explicit: z.literal(true),
+  requestedAt: z.string(),
+});
+export type RenderJob = z.infer<typeof RenderJob>;
+
+/** What the queue carries: a PR's review, a range's, or a render of one entry. */
+export const QueuedJob = z.union([ReviewJob, RangeJob, RenderJob]);
+export type QueuedJob = z.infer<typeof QueuedJob>;
+
 export type EnqueueOutcome =
   /** A new job is waiting. */
   | { status: 'queued'; jobId: string }
@@ -77,7 +127,12 @@ export type JobStatus = 'waiting' | 'active' | 'completed' | 'failed' | 'cancell
 
 export interface JobState {
   jobId: string;
-  pull: PullRef;
+  /** The pull request a PR job reviews; absent for a range job. */
+  pull?: PullRef;
+  /** The revisions a range job compares; absent for a PR job. */
+  range?: RangeRef;
+  /** The entry and revision a render job renders. */
+  render?: RenderRef;
   /** Absent for an explicit job that reviews whatever the PR's head is when it runs. */
   headSha?: string;
   status: JobStatus;
@@ -110,7 +165,7 @@ export interface JobQueue {
    * else waits for the running job to finish. Jobs of a repository with fewer jobs in
    * flight go first, so one busy repository cannot hold every worker.
    */
-  enqueue(job: ReviewJob): Promise<EnqueueOutcome>;
+  enqueue(job: QueuedJob): Promise<EnqueueOutcome>;
   /**
    * Counts one call against `bucket` (an API token, an installation); shared by every
    * server of a Redis queue, per process inline.
@@ -144,7 +199,7 @@ export interface JobContext {
   isCurrent(): Promise<boolean>;
 }
 
-export type JobProcessor = (job: ReviewJob, ctx: JobContext) => Promise<void>;
+export type JobProcessor = (job: QueuedJob, ctx: JobContext) => Promise<void>;
 
 /**
  * A failure the processor knows will fail again (invalid repository content, missing
@@ -169,13 +224,21 @@ export interface ResultStore {
    * to one repository (case-insensitive, as GitHub names are).
    */
   list(query: ResultQuery): Promise<StoredResult[]>;
+  /** The result of a range or render job, kept as long as its job's state. */
+  putRange(jobId: string, headSha: string, resultJson: string): Promise<void>;
+  getRange(jobId: string): Promise<{ headSha: string; resultJson: string } | undefined>;
+}
+
+export interface RepositoryRef {
+  owner: string;
+  repo: string;
 }
 
 export const MAX_LISTED_RESULTS = 200;
 
 export interface ResultQuery {
   limit: number;
-  repository?: { owner: string; repo: string };
+  repository?: RepositoryRef;
 }
 
 export interface StoredResult {

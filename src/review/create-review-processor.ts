@@ -9,6 +9,8 @@ import type { Registry } from 'prom-client';
 import { queueDefaults, type JobProcessor, type ResultStore } from '../queue/index.js';
 import { createToolRunner } from '../tool-runner.js';
 import { reviewPullRequest } from './review-pull-request.js';
+import { reviewRange } from './review-range.js';
+import { renderEntryJob } from './render-entry-job.js';
 import { createReviewMetrics } from './review-metrics.js';
 import type { ReviewDeps, ReviewGitHub, ReviewSettings } from './types.js';
 
@@ -33,17 +35,21 @@ export function createReviewProcessor(deps: ReviewProcessorDeps): JobProcessor {
   const runner = createToolRunner(config);
   const settings = reviewSettings(config, deps.attempts ?? queueDefaults.attempts);
   const metrics = deps.registry ? createReviewMetrics(deps.registry) : undefined;
-  return (job, ctx) =>
-    reviewPullRequest(job, ctx, {
-      ...(deps.github ? { github: deps.github } : {}),
-      ...(deps.forges ? { forges: deps.forges } : {}),
-      runner,
-      machine: config,
-      results: deps.results,
-      settings,
-      logger: deps.logger,
-      ...(metrics ? { metrics } : {}),
-    });
+  const reviewDeps = {
+    ...(deps.github ? { github: deps.github } : {}),
+    ...(deps.forges ? { forges: deps.forges } : {}),
+    runner,
+    machine: config,
+    results: deps.results,
+    settings,
+    logger: deps.logger,
+    ...(metrics ? { metrics } : {}),
+  };
+  return (job, ctx) => {
+    if ('render' in job) return renderEntryJob(job, ctx, reviewDeps);
+    if ('range' in job) return reviewRange(job, ctx, reviewDeps);
+    return reviewPullRequest(job, ctx, reviewDeps);
+  };
 }
 
 function reviewSettings(config: ServiceConfig, attempts: number): ReviewSettings {

@@ -56,3 +56,11 @@ export function forgeFor(
     mirrorCacheDir: join(cacheDir, 'forges', name),
   };
 }
+
+/** GitHub's client, for what only GitHub serves (a branch review, one entry's render). */
+export function gitHubOf(deps: Forges, what: string): NonNullable<ReviewDeps['github']> {
+  if (deps.github === undefined) {
+    throw new SetupError(`${what} of a GitHub repository, but no GitHub credentials are set`);
+  }
+  return deps.github;
+}

@@ -6,7 +6,7 @@
 export { evaluateRisk, type RiskInput } from './evaluate-risk.js';
 export { computeVerdict } from './compute-verdict.js';
 export { gate, type GateOutcome } from './gate.js';
-export { RULE_IDS } from './registry.js';
+export { RULE_IDS, RULES } from './registry.js';
 export { imageQueries } from './rules/index.js';
 export { sortChanges } from './sort-changes.js';
 export { sortFindings } from './sort-findings.js';

@@ -11,6 +11,7 @@ import { createBackgroundTasks } from './background-tasks.js';
 import { installErrorHandler } from './error-handler.js';
 import { queueReadiness, registerHealthRoutes } from './health-routes.js';
 import { createMetricsRegistry, registerServerMetrics } from './metrics.js';
+import { registerMcpRoute } from './mcp-route.js';
 import { registerReportRoute } from './report-route.js';
 import { registerReviewsRoute } from './reviews-route.js';
 import type { ServerContext } from './server-context.js';
@@ -67,6 +68,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   registerApiRoutes(app, ctx);
   registerReportRoute(app, ctx);
   registerReviewsRoute(app, ctx);
+  registerMcpRoute(app, ctx);
   registerHealthRoutes(app, registry, deps.readiness ?? (() => queueReadiness(deps)));
   app.addHook('onClose', async () => background.drain());
   return app;

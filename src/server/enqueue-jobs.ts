@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import type { EnqueueOutcome, ReviewJob } from '../queue/index.js';
+import type { EnqueueOutcome, QueuedJob } from '../queue/index.js';
 import { TooManyRequests } from './http-error.js';
 import { type ServerContext, guarded } from './server-context.js';
 
@@ -15,13 +15,14 @@ const LIMIT_WINDOW_SECONDS = 60;
 export async function enqueueJobs(
   ctx: ServerContext,
   log: FastifyBaseLogger,
-  jobs: readonly ReviewJob[],
+  jobs: readonly QueuedJob[],
 ): Promise<EnqueueOutcome[]> {
   const outcomes: EnqueueOutcome[] = [];
   for (const job of jobs) {
     const outcome = await guarded(() => ctx.deps.queue.enqueue(job));
     ctx.metrics.request(outcome.status);
-    log.info({ ...job.pull, reason: job.reason, ...outcome }, 'review job enqueued');
+    const subject = 'render' in job ? job.render : 'range' in job ? job.range : job.pull;
+    log.info({ ...subject, reason: job.reason, ...outcome }, 'review job enqueued');
     outcomes.push(outcome);
   }
   return outcomes;

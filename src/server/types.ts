@@ -4,7 +4,15 @@
  */
 import type { Registry } from 'prom-client';
 import type { Logger } from '../logger.js';
-import type { DeliveryLedger, JobQueue, PullRef, ResultStore, ReviewJob } from '../queue/index.js';
+import type { RuleReference } from '../mcp/index.js';
+import type {
+  DeliveryLedger,
+  JobQueue,
+  PullRef,
+  RepositoryRef,
+  ResultStore,
+  ReviewJob,
+} from '../queue/index.js';
 
 export type SkipReason = 'draft' | 'fork';
 
@@ -61,6 +69,15 @@ export interface ServerDeps {
   renderReportHtml?: (resultJson: string) => string;
   /** The reviews page's renderer (`/reports`), injected the same way. */
   renderReviewsHtml?: (page: ReviewsPageData) => string;
+  /** The PR comment's Markdown of a result, for the MCP endpoint; injected likewise. */
+  renderReportMarkdown?: (resultJson: string) => string;
+  /** The rule registry, for the MCP endpoint's rules reference; injected likewise. */
+  rules?: readonly RuleReference[];
+  /**
+   * Whether the App is installed on a repository (App mode): the MCP endpoint reaches no
+   * other. Absent in token mode, where the token decides what is reachable.
+   */
+  installation?: (repository: RepositoryRef) => Promise<Installation>;
   /** Defaults to the queue's ping and, when given, credentialRejection. */
   readiness?: () => Promise<Readiness>;
   /** Why GitHub refuses our credentials; undefined while it has not refused them. */
@@ -93,6 +110,8 @@ export interface GiteaServerDeps {
   /** Our own login on the forge once known: never a command author. */
   ownLogin?: () => string | undefined;
 }
+
+export type Installation = { installed: false } | { installed: true; installationId?: number };
 
 export interface RateLimits {
   /** Re-render API calls per API token. */

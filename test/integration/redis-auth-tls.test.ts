@@ -74,6 +74,7 @@ async function reviewThrough(connection: RedisConnection): Promise<string | unde
     concurrency: 1,
     logger,
     processor: async (job) => {
+      if (!('pull' in job)) throw new Error('this test queues pull requests only');
       await queue.results.put(job.pull, job.headSha ?? '', '{"verdict":"ok"}');
     },
   });

@@ -7,7 +7,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RenderedCluster } from '../../src/model/render.js';
-import { renderToJson } from '../../src/cli/render-output.js';
+import { renderToJson } from '../../src/analysis/index.js';
 import { projectRoot } from '../support/paths.js';
 import { builtinEngine } from '../support/render.js';
 import {

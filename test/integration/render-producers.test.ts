@@ -16,7 +16,7 @@ import {
   type RenderedCluster,
   type RenderedObject,
 } from '../../src/model/render.js';
-import { renderToJson, renderToYaml } from '../../src/cli/render-output.js';
+import { renderToJson, renderToYaml } from '../../src/analysis/index.js';
 import { bootstrap, makeRepo, type RepoFiles, type TestRepo } from '../support/repo.js';
 import { builtinEngine } from '../support/render.js';
 

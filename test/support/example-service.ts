@@ -38,6 +38,8 @@ export interface ExampleOptions {
   entry?: string;
   /** With it, serve only queues and a worker started beside it reviews. */
   redisUrl?: string;
+  /** More settings for serve and the worker (FLUXLENS_API_TOKEN, say). */
+  env?: Record<string, string>;
 }
 
 /** Undo steps, run last-in first-out whatever happened. */
@@ -83,7 +85,12 @@ export async function startExampleWorld(
     owner: target.owner,
     repo: target.repo,
     workDir: options.repoDir,
-    refs: { [`refs/heads/${target.baseRef}`]: baseSha, [`refs/pull/${target.pull}/head`]: headSha },
+    // The head branch too: a review without a pull request fetches it by name.
+    refs: {
+      [`refs/heads/${target.baseRef}`]: baseSha,
+      [`refs/heads/${target.headRef}`]: headSha,
+      [`refs/pull/${target.pull}/head`]: headSha,
+    },
   });
   const gitServer = await startGitServer({ root: served });
   cleanup.push(() => gitServer.close());
@@ -142,6 +149,7 @@ async function startService(
           FLUXLENS_REDIS_URL: options.redisUrl,
           FLUXLENS_REDIS_PREFIX: `fluxlens-example-${randomBytes(4).toString('hex')}`,
         }),
+    ...options.env,
   };
   const launch = options.entry === undefined ? {} : { entry: options.entry };
   const serve = await startFluxlensProcess('serve', env, launch);

@@ -49,7 +49,8 @@ export const LAYERS: Record<string, readonly string[]> = {
     'tool-runner',
     'report-link',
   ],
-  server: ['queue', 'forges', 'github', 'config', 'logger', 'report-link', 'version'],
+  mcp: ['queue'],
+  server: ['queue', 'mcp', 'forges', 'github', 'config', 'logger', 'report-link', 'version'],
   cli: ['*'],
   workers: [
     'config',
@@ -57,6 +58,7 @@ export const LAYERS: Record<string, readonly string[]> = {
     'queue',
     'review',
     'report',
+    'risk',
     'server',
     'forges',
     'github',

@@ -3,14 +3,14 @@
  * hand, and polling for a state (liveness bounds only, never speed assertions).
  */
 import { afterEach } from 'vitest';
-import type {
-  DeliveryLedger,
-  JobContext,
-  JobProcessor,
-  JobQueue,
-  JobStatus,
-  QueueWorker,
-  ResultStore,
+import {
+  type DeliveryLedger,
+  type JobContext,
+  type JobProcessor,
+  type JobQueue,
+  type JobStatus,
+  type QueueWorker,
+  type ResultStore,
   ReviewJob,
 } from '../../../src/queue/index.js';
 
@@ -56,8 +56,9 @@ export interface Run {
 /** Each run blocks until the test finishes it or the queue aborts its signal. */
 export function gatedProcessor(): { runs: Run[]; processor: JobProcessor } {
   const runs: Run[] = [];
-  const processor: JobProcessor = (job, ctx) =>
+  const processor: JobProcessor = (queued, ctx) =>
     new Promise<void>((resolve, reject) => {
+      const job = ReviewJob.parse(queued);
       ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason as Error), {
         once: true,
       });
@@ -73,7 +74,7 @@ export function scriptedProcessor(steps: Array<Error | undefined>): {
 } {
   const calls: Array<{ job: ReviewJob; attempt: number }> = [];
   const processor: JobProcessor = (job, ctx) => {
-    calls.push({ job, attempt: ctx.attempt });
+    calls.push({ job: ReviewJob.parse(job), attempt: ctx.attempt });
     const step = steps[Math.min(calls.length, steps.length) - 1];
     return step ? Promise.reject(step) : Promise.resolve();
   };

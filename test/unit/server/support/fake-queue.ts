@@ -127,6 +127,16 @@ export class FakeResults implements ResultStore {
         return { pull: { owner, repo, pullNumber: Number(number) }, ...stored, storedAt: i };
       });
   }
+
+  private readonly byJob = new Map<string, { headSha: string; resultJson: string }>();
+
+  async putRange(jobId: string, headSha: string, resultJson: string): Promise<void> {
+    this.byJob.set(jobId, { headSha, resultJson });
+  }
+
+  async getRange(jobId: string): Promise<{ headSha: string; resultJson: string } | undefined> {
+    return this.byJob.get(jobId);
+  }
 }
 
 function key(pull: PullRef): string {
