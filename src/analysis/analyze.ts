@@ -92,7 +92,11 @@ export async function analyze(
     deps,
     runner,
     settings,
-    engine: (deps.createEngine ?? createEngine)(request.engine, { runner, settings }),
+    engine: (deps.createEngine ?? createEngine)(request.engine, {
+      runner,
+      settings,
+      warn: (message, fields) => deps.logger?.warn(fields, message),
+    }),
     clock,
   };
 
