@@ -33,7 +33,10 @@ import {
 import { ToolServer } from '../../src/render/kustomize/tool-server.js';
 import { mapLimit } from '../../src/render/workspace/index.js';
 import { ToolRunner } from '../../src/tool-runner.js';
+import { BuiltinEngine } from '../../src/render/builtin/engine.js';
+import { DEFAULT_RENDER_SETTINGS } from '../../src/render/settings.js';
 import { projectRoot } from '../support/paths.js';
+import { testHelmSettings } from '../support/render.js';
 import { findTool } from '../support/tools.js';
 
 const SOURCES = join(projectRoot, 'tools', 'helm-server');
@@ -278,6 +281,31 @@ describe('helm-server, against helm template', () => {
     const served = await outcome(helmTemplateText(runner, opts, scratch(), server()));
     expect(served).toEqual(binary);
     expect('error' in served && served.error).toContain('output exceeded the size cap');
+  });
+
+  it('renders a repository the same with helm-server as without, names it, and caches its renders apart', async () => {
+    const cache = { dir: join(work, 'render-cache'), maxBytes: 64 << 20 };
+    const render = (helmServer: boolean) =>
+      new BuiltinEngine({
+        runner,
+        settings: { ...DEFAULT_RENDER_SETTINGS, helm: testHelmSettings, helmServer, cache },
+      }).render({
+        repoDir: join(FIXTURES, 'repos', 'helm-local-chart'),
+        entry: 'clusters/lab',
+        sources: [],
+      });
+    const served = await render(true);
+    const binary = await render(false);
+    const objects = (c: typeof served) => c.objects.map((o) => o.manifest);
+    expect(objects(served)).toEqual(objects(binary));
+    expect(served.objects.some((o) => o.producer.kind === 'HelmRelease')).toBe(true);
+    expect(served.errors).toEqual([]);
+    expect(served.tools['helm-server']).toMatch(/^helm-server \S+ \(helm v3\./);
+    expect(binary.tools['helm-server']).toBeUndefined();
+    // The binary's render took none of helm-server's releases from the cache, but takes its own.
+    const again = await render(false);
+    expect(objects(again)).toEqual(objects(binary));
+    expect(again.cache?.hits ?? 0).toBeGreaterThan(binary.cache?.hits ?? 0);
   });
 
   it('hands the renders of a helm-server that dies to the helm binary, and says so', async () => {
