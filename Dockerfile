@@ -15,11 +15,11 @@
 
 # Debian trixie: its python3 (3.13) runs flux-local 7.11, which needs Python >= 3.12.
 ARG NODE_IMAGE=node:24-trixie-slim
-# Only its Go toolchain is used: it builds kustomize-server (tools/kustomize-server), which has no
+# Only its Go toolchain is used: it builds kustomize-server and helm-server (tools/), which have no
 # release archive, from the sources and go.sum in this repository.
 ARG GO_IMAGE=golang:1.26-trixie
 
-# --- go: the toolchain the tools stage builds kustomize-server with -----------------------------
+# --- go: the toolchain the tools stage builds kustomize-server and helm-server with -------------
 FROM ${GO_IMAGE} AS go
 
 # --- build: compile the TypeScript, then drop the development dependencies ----------------------
@@ -41,7 +41,7 @@ COPY src ./src
 RUN npm run build \
  && npm prune --omit=dev --ignore-scripts --no-audit --no-fund
 
-# --- tools: kustomize, helm, kustomize-server (and flux-local, the flux CLI) into /opt/fluxlens/tools
+# --- tools: kustomize, helm, their servers (and flux-local, the flux CLI) into /opt/fluxlens/tools
 FROM ${NODE_IMAGE} AS tools
 ARG WITH_FLUX_LOCAL=false
 # Debian stable's versions are not pinned: its mirrors keep only the current one.
@@ -53,9 +53,10 @@ COPY --from=go /usr/local/go /usr/local/go
 COPY scripts/tool-versions.sh scripts/tool-installers.sh scripts/install-tools scripts/install-image-tools \
      /src/scripts/
 COPY tools/kustomize-server /src/tools/kustomize-server
+COPY tools/helm-server /src/tools/helm-server
 # Release archives checked against the SHA-256 in tool-versions.sh (or, where they cannot be
-# downloaded, the same versions built through the Go module proxy); kustomize-server built with
-# Go, its modules pinned by its go.sum; with flux-local, Debian's python3, a virtualenv from PyPI
+# downloaded, the same versions built through the Go module proxy); kustomize-server and
+# helm-server built with Go, their modules pinned by their go.sum; with flux-local, Debian's python3, a virtualenv from PyPI
 # and git (its probe imports GitPython). No git otherwise: nothing here needs it, and the runtime
 # stage installs its own.
 RUN --mount=type=cache,target=/root/.cache/pip \
@@ -104,9 +105,10 @@ WORKDIR /app
 # By number, so that Kubernetes' runAsNonRoot can verify it is not root.
 USER 10001:10001
 # Fail the build here if a copied tool does not run, as the service user, in this stage
-# (kustomize-server's pinned version is the digest of its sources).
+# (the servers' pinned versions are the digests of their sources).
 RUN --mount=type=bind,source=scripts,target=/mnt/scripts \
     --mount=type=bind,source=tools/kustomize-server,target=/mnt/tools/kustomize-server \
+    --mount=type=bind,source=tools/helm-server,target=/mnt/tools/helm-server \
     if [ "$WITH_FLUX_LOCAL" = true ]; then set -- --with-flux-local; fi \
  && bash /mnt/scripts/install-image-tools --check "$@" /opt/fluxlens/tools
 

@@ -94,11 +94,17 @@ install_kustomize() {
 }
 
 install_helm() {
+  go_install helm "helm.sh/helm/v3/cmd/helm@$HELM_VERSION" "" "-s -w $(helm_stamps)"
+}
+
+# The linker flags that make a helm build say the pinned version and render with the default
+# Kubernetes version of the official binaries (helm's Makefile sets the same); helm-server's
+# build shares them.
+helm_stamps() {
   local major=${HELM_KUBE_VERSION%%.*} minor=${HELM_KUBE_VERSION#*.} p=helm.sh/helm/v3
-  go_install helm "$p/cmd/helm@$HELM_VERSION" "" "-s -w \
-    -X $p/internal/version.version=$HELM_VERSION \
-    -X $p/pkg/chartutil.k8sVersionMajor=$major -X $p/pkg/chartutil.k8sVersionMinor=$minor \
-    -X $p/pkg/lint/rules.k8sVersionMajor=$major -X $p/pkg/lint/rules.k8sVersionMinor=$minor"
+  echo "-X $p/internal/version.version=$HELM_VERSION" \
+    "-X $p/pkg/chartutil.k8sVersionMajor=$major -X $p/pkg/chartutil.k8sVersionMinor=$minor" \
+    "-X $p/pkg/lint/rules.k8sVersionMajor=$major -X $p/pkg/lint/rules.k8sVersionMinor=$minor"
 }
 
 # module_copy MODULE@VERSION DEST: a writable copy of a module from the Go module proxy, for

@@ -61,6 +61,11 @@ const RenderEnv = z.object({
    * installed (which serves all builds of a render from one process).
    */
   FLUXLENS_KUSTOMIZE_SERVER: z.enum(['on', 'off']).default('on'),
+  /**
+   * `off`: every HelmRelease is a helm process, even where helm-server is installed (which
+   * renders all releases of a render in one process).
+   */
+  FLUXLENS_HELM_SERVER: z.enum(['on', 'off']).default('on'),
   /** Seconds a chart download may take to connect. */
   FLUXLENS_CHART_CONNECT_TIMEOUT_SECONDS: positiveInt(600).default(
     DEFAULT_CHART_CONNECT_TIMEOUT_MS / 1000,
@@ -318,6 +323,8 @@ function renderConfig(e: z.output<typeof RenderEnv>, machine: Machine) {
         : { dir: join(cacheDir, 'renders'), maxBytes: e.FLUXLENS_RENDER_CACHE_MB * 1024 * 1024 },
     /** Build through kustomize-server where it is installed. */
     kustomizeServer: e.FLUXLENS_KUSTOMIZE_SERVER === 'on',
+    /** Render HelmReleases through helm-server where it is installed. */
+    helmServer: e.FLUXLENS_HELM_SERVER === 'on',
     chartNetwork: {
       privateAddresses: e.FLUXLENS_CHART_PRIVATE_ADDRESSES,
       connectTimeoutMs: e.FLUXLENS_CHART_CONNECT_TIMEOUT_SECONDS * 1000,

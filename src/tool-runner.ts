@@ -15,6 +15,7 @@ export type ToolName =
   | 'kustomize'
   | 'kustomize-server'
   | 'helm'
+  | 'helm-server'
   | 'git'
   | 'flux-local'
   | 'flux'

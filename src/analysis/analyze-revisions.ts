@@ -91,7 +91,11 @@ export async function analyzeRevisions(start: AnalysisStart): Promise<AnalysisOu
     deps,
     runner,
     settings,
-    engine: (deps.createEngine ?? createEngine)(request.engine, { runner, settings }),
+    engine: (deps.createEngine ?? createEngine)(request.engine, {
+      runner,
+      settings,
+      warn: (message, fields) => deps.logger?.warn(fields, message),
+    }),
     clock,
   };
 

@@ -23,7 +23,7 @@ import {
   renderOptions,
   sourceMappings,
 } from './flags.js';
-import type { CliIO } from './io.js';
+import { stderrWarning, type CliIO } from './io.js';
 import { parseFlags } from './parse-flags.js';
 import { usageOf } from './usage.js';
 
@@ -80,10 +80,14 @@ export async function analyzeCheckout(opts: DiffFlags, io: CliIO): Promise<Analy
     ...(opts.head !== undefined ? { head: opts.head } : {}),
     ...(repoUrl !== undefined ? { repoUrl } : {}),
   };
+  const warning = stderrWarning(io);
+  const say = (fields: Record<string, string>, message?: string) => warning(message ?? '', fields);
   const outcome = await analyze(request, {
     runner,
     machine: renderMachine(config, opts),
     onProgress: (p) => reportProgress(p, io),
+    // Only the engine's warnings are worth a line: its helpers that fell back to a binary.
+    logger: { debug: () => {}, info: () => {}, warn: say, error: say },
     // A signal stops the tools, and the engines remove their scratch folders on the way out.
     ...(io.shutdown ? { signal: io.shutdown } : {}),
   });

@@ -10,3 +10,14 @@ export interface CliIO {
   /** Aborts when the process is asked to stop (SIGTERM, SIGINT); long-running commands wait on it. */
   shutdown?: AbortSignal;
 }
+
+/**
+ * What the engine tells the logs (a helper that could not serve a run, which its binary ran),
+ * as a line on stderr: the CLI has no other log.
+ */
+export function stderrWarning(io: CliIO) {
+  return (message: string, fields: Record<string, string>): void => {
+    const details = Object.entries(fields).map(([key, value]) => `${key}: ${value}`);
+    io.stderr(`fluxlens: ${message} (${details.join('; ')})\n`);
+  };
+}

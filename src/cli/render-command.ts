@@ -18,7 +18,7 @@ import {
   renderOptions,
   sourceMappings,
 } from './flags.js';
-import type { CliIO } from './io.js';
+import { stderrWarning, type CliIO } from './io.js';
 import { parseFlags } from './parse-flags.js';
 import { usageOf } from './usage.js';
 
@@ -48,7 +48,7 @@ export async function renderCommand(args: string[], io: CliIO): Promise<number> 
   const tools = createToolRunner(config);
   const runner = io.shutdown ? tools.withSignal(io.shutdown) : tools;
   const settings = renderSettings(renderMachine(config, opts), renderOptions(opts));
-  const renderer = createEngine(engine, { runner, settings });
+  const renderer = createEngine(engine, { runner, settings, warn: stderrWarning(io) });
   // A revision is read from the top of the work tree; a folder on disk renders as it is.
   const repo = opts.rev === undefined ? opts.repo : await repositoryRoot(runner, opts.repo);
   const repoUrl = opts['repo-url'] ?? (await repositoryUrl(runner, repo));

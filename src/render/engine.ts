@@ -46,4 +46,10 @@ export interface RenderEngine {
 export interface EngineDeps {
   runner: ToolRunner;
   settings: RenderSettings;
+  /**
+   * Where the engine says what an operator should know and the result does not hold: a
+   * resident helper (kustomize-server, helm-server) that could not serve a run, which the
+   * tool's binary ran instead. Absent: said nowhere.
+   */
+  warn?: ((message: string, fields: Record<string, string>) => void) | undefined;
 }

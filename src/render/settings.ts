@@ -89,6 +89,12 @@ export interface RenderSettings {
    * kustomize process per build.
    */
   kustomizeServer: boolean;
+  /**
+   * Render HelmReleases through one helm-server process when it is installed
+   * (tools/helm-server: the same output, without a helm process per release); false: always
+   * a helm process per release.
+   */
+  helmServer: boolean;
   concurrency: number;
   toolTimeoutMs: number;
   maxOutputBytes: number;
@@ -108,6 +114,7 @@ export const DEFAULT_RENDER_SETTINGS: RenderSettings = {
   allowRemoteBases: false,
   enableExecPlugins: false,
   kustomizeServer: true,
+  helmServer: true,
   concurrency: 2,
   toolTimeoutMs: DEFAULT_TOOL_TIMEOUT_MS,
   maxOutputBytes: DEFAULT_MAX_OUTPUT_BYTES,
@@ -169,6 +176,8 @@ export interface RenderMachine {
   renderCache?: { dir: string; maxBytes: number } | undefined;
   /** Build through kustomize-server where it is installed (the default). */
   kustomizeServer?: boolean;
+  /** Render through helm-server where it is installed (the default). */
+  helmServer?: boolean;
 }
 
 export function renderSettings(machine: RenderMachine, options: RenderOptions): RenderSettings {
@@ -191,6 +200,7 @@ export function renderSettings(machine: RenderMachine, options: RenderOptions): 
     },
     ...(machine.renderCache !== undefined ? { cache: machine.renderCache } : {}),
     kustomizeServer: machine.kustomizeServer ?? true,
+    helmServer: machine.helmServer ?? true,
     concurrency: machine.concurrency,
     toolTimeoutMs: machine.toolTimeoutMs,
     maxOutputBytes: machine.maxOutputBytes,

@@ -47,6 +47,7 @@ describe('scripts/install-image-tools on a host with the tools built', () => {
     expect(first.stdout).toMatch(
       /^source {2}kustomize-server \(copied from .*\/bin\/kustomize-server\)$/m,
     );
+    expect(first.stdout).toMatch(/^source {2}helm-server \(copied from .*\/bin\/helm-server\)$/m);
     expect(first.stdout).not.toMatch(/^release/m);
   });
 
@@ -93,6 +94,7 @@ describe('scripts/install-image-tools on a host with the tools built', () => {
     expect(second.stdout).toMatch(/^ok {2}kustomize \(already in /m);
     expect(second.stdout).toMatch(/^ok {2}helm \(already in /m);
     expect(second.stdout).toMatch(/^ok {2}kustomize-server \(already in /m);
+    expect(second.stdout).toMatch(/^ok {2}helm-server \(already in /m);
     expect(second.stdout).not.toMatch(/^source/m);
   });
 
@@ -123,5 +125,6 @@ describe('scripts/install-image-tools on a host with the tools built', () => {
     expect(empty.stdout).toMatch(/^missing helm /m);
     // install-tools calls it optional; the image needs it.
     expect(empty.stdout).toMatch(/^missing kustomize-server /m);
+    expect(empty.stdout).toMatch(/^missing helm-server /m);
   });
 });

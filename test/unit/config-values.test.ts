@@ -47,6 +47,7 @@ const RENDER_DEFAULTS = {
   chartCacheDir: join(homedir(), '.fluxlens', 'cache', 'charts'),
   renderCache: { dir: join(homedir(), '.fluxlens', 'cache', 'renders'), maxBytes: 1024 * MIB },
   kustomizeServer: true,
+  helmServer: true,
   chartNetwork: {
     privateAddresses: 'allow',
     connectTimeoutMs: 10_000,
@@ -74,6 +75,7 @@ describe('the CLI config', () => {
       FLUXLENS_CACHE_DIR: '/var/cache/fluxlens',
       FLUXLENS_RENDER_CACHE_MB: '256',
       FLUXLENS_KUSTOMIZE_SERVER: 'off',
+      FLUXLENS_HELM_SERVER: 'off',
       FLUXLENS_CHART_CONNECT_TIMEOUT_SECONDS: '3',
       FLUXLENS_CHART_RESPONSE_TIMEOUT_SECONDS: '9',
       FLUXLENS_CHART_UNAVAILABLE_TTL_SECONDS: '42',
@@ -101,6 +103,7 @@ describe('the CLI config', () => {
         maxBytes: Number(env.FLUXLENS_RENDER_CACHE_MB) * MIB,
       },
       kustomizeServer: false,
+      helmServer: false,
       chartNetwork: {
         privateAddresses: env.FLUXLENS_CHART_PRIVATE_ADDRESSES,
         connectTimeoutMs: Number(env.FLUXLENS_CHART_CONNECT_TIMEOUT_SECONDS) * 1000,

@@ -472,6 +472,7 @@ const SHOWN_DEFAULT: Record<string, (c: ServiceConfig) => string> = {
   FLUXLENS_CACHE_DIR: (c) => underHome(c.cacheDir),
   FLUXLENS_RENDER_CACHE_MB: (c) => String((c.renderCache?.maxBytes ?? 0) / MIB),
   FLUXLENS_KUSTOMIZE_SERVER: (c) => (c.kustomizeServer ? 'on' : 'off'),
+  FLUXLENS_HELM_SERVER: (c) => (c.helmServer ? 'on' : 'off'),
   FLUXLENS_CHART_CONNECT_TIMEOUT_SECONDS: (c) => String(c.chartNetwork.connectTimeoutMs / 1000),
   FLUXLENS_CHART_RESPONSE_TIMEOUT_SECONDS: (c) => String(c.chartNetwork.responseTimeoutMs / 1000),
   FLUXLENS_CHART_PRIVATE_ADDRESSES: (c) =>

@@ -98,21 +98,27 @@ describe('the Dockerfile', () => {
     ).toHaveLength(1);
   });
 
-  it('builds kustomize-server from its sources with a Go stage, and checks it by their digest', () => {
-    expect(dockerfile).toMatch(/^FROM \$\{GO_IMAGE\} AS go$/m);
-    expect(dockerfile).toContain('COPY --from=go /usr/local/go /usr/local/go');
-    // Copied into the tools stage, and bound into the runtime stage's check.
-    expect(contextSources(dockerfile).filter((s) => s === 'tools/kustomize-server')).toHaveLength(
-      2,
-    );
-    // The runtime stage's check computes the pinned digest from the same sources.
-    const check = instructions(dockerfile).find((line) =>
-      line.includes('install-image-tools --check'),
-    );
-    expect(check).toContain('source=tools/kustomize-server,target=/mnt/tools/kustomize-server');
-    expect(read('scripts/install-image-tools')).toMatch(
-      /^BINARIES=\(kustomize helm kustomize-server\)$/m,
-    );
+  it.each(['kustomize-server', 'helm-server'])(
+    'builds %s from its sources with a Go stage, and checks it by their digest',
+    (server) => {
+      expect(dockerfile).toMatch(/^FROM \$\{GO_IMAGE\} AS go$/m);
+      expect(dockerfile).toContain('COPY --from=go /usr/local/go /usr/local/go');
+      // Copied into the tools stage, and bound into the runtime stage's check.
+      expect(contextSources(dockerfile).filter((s) => s === `tools/${server}`)).toHaveLength(2);
+      // The runtime stage's check computes the pinned digest from the same sources.
+      const check = instructions(dockerfile).find((line) =>
+        line.includes('install-image-tools --check'),
+      );
+      expect(check).toContain(`source=tools/${server},target=/mnt/tools/${server}`);
+      expect(read('scripts/install-image-tools')).toMatch(
+        /^BINARIES=\(kustomize helm kustomize-server helm-server\)$/m,
+      );
+    },
+  );
+
+  it("pins helm-server's helm SDK at the helm release tool-versions.sh pins", () => {
+    const required = /^require helm\.sh\/helm\/v3 (v\S+)$/m.exec(read('tools/helm-server/go.mod'));
+    expect(required?.[1]).toBe(pinned.get('HELM_VERSION'));
   });
 
   it('writes no tool version or checksum of its own', () => {

@@ -45,6 +45,7 @@ import {
   withInputKey,
 } from './reuse/index.js';
 import { prepareChart } from './prepare-chart.js';
+import type { ToolServer } from '../kustomize/index.js';
 import { lackingInput, lackingMessage } from './lacking-input.js';
 import { templateFile, templateNaming, type TemplateNaming } from './template-naming.js';
 
@@ -56,6 +57,8 @@ export interface HelmBuildContext {
   scratchDir: () => string;
   /** Absent: every release runs helm template. */
   templateCache?: TemplateCache | undefined;
+  /** Renders through one helm-server process; absent: a helm process per release. */
+  helmServer?: ToolServer | undefined;
   /**
    * The review's other render, by release key, and the versions of the tools a release runs
    * (helm, kustomize for post-renderers); absent: every release inflates.
@@ -188,6 +191,7 @@ async function inflate(
         { chartDir, ...options },
         scratch,
         ctx.templateCache,
+        ctx.helmServer,
       );
       const objects = await postRender(ctx.runner, rendered, hr, namespace, scratch, limits);
       return withSecretsMarked(release, {

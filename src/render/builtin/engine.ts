@@ -11,11 +11,12 @@ import type { ProducerBuildDeps } from './build-producer.js';
 import {
   builtinTools,
   EngineReuse,
+  helmServerVersion,
   kustomizeServerVersion,
   type AskVersion,
   type RenderReuse,
 } from './reuse/index.js';
-import { KustomizeServer } from '../kustomize/index.js';
+import { KustomizeServer, ToolServer, type ToolServerEvents } from '../kustomize/index.js';
 import {
   type Manifest,
   type RenderedCluster,
@@ -60,20 +61,48 @@ export class BuiltinEngine implements RenderEngine {
     const reuse = await this.#reuse.before(request);
     if ('kept' in reuse) return reuse.kept;
     const workspace = await createWorkspace('fluxlens-');
-    const server =
-      (await this.serverVersion()) !== undefined
-        ? new KustomizeServer(this.deps.runner)
-        : undefined;
-    // Started now, it is ready by the first build: export and discovery come first.
-    server?.warm();
+    const servers = await this.servers();
+    // Started now, they are ready by the first build: export and discovery come first.
+    servers.server?.warm();
+    servers.helmServer?.warm();
     try {
       const revision = await this.materialize(request, workspace, reuse);
       const found = await this.discover(request, revision, reuse);
-      return await this.renderCluster(request, { ...revision, server, reuse }, found, onProgress);
+      const where = { ...revision, ...servers, reuse };
+      return await this.renderCluster(request, where, found, onProgress);
     } finally {
-      await server?.close();
+      await Promise.all([servers.server?.close(), servers.helmServer?.close()]);
       await removeWorkspace(workspace);
     }
+  }
+
+  /** The render's resident helpers, for those installed and allowed. */
+  private async servers(): Promise<Servers> {
+    const [kustomize, helm] = await Promise.all([this.serverVersion(), this.helmServerVersion()]);
+    const { runner } = this.deps;
+    return {
+      server:
+        kustomize !== undefined
+          ? new KustomizeServer(runner, this.told('kustomize-server'))
+          : undefined,
+      helmServer:
+        helm !== undefined
+          ? new ToolServer(
+              runner,
+              { server: 'helm-server', binary: 'helm' },
+              this.told('helm-server'),
+            )
+          : undefined,
+    };
+  }
+
+  /** How a helper's run that its binary took over is told to the logs. */
+  private told(helper: string): ToolServerEvents {
+    const warn = this.deps.warn;
+    return {
+      fellBack: (command, reason) =>
+        warn?.('a helper could not serve a run: its binary ran it', { helper, command, reason }),
+    };
   }
 
   /** Writes out of the revision what its builds can read, and checks the entry is a folder. */
@@ -129,11 +158,7 @@ export class BuiltinEngine implements RenderEngine {
   /** Builds every producer, round by round in dependency order, and keeps what may be kept. */
   private async renderCluster(
     request: RenderRequest,
-    where: Revision & {
-      /** Builds through one kustomize-server process when it is installed. */
-      server: KustomizeServer | undefined;
-      reuse: RenderReuse;
-    },
+    where: Revision & Servers & { reuse: RenderReuse },
     found: Discovery,
     onProgress?: (p: RenderProgress) => void,
   ): Promise<RenderedCluster> {
@@ -157,7 +182,7 @@ export class BuiltinEngine implements RenderEngine {
   /** What every build of this render is given: its sources, tools, keys and the cluster. */
   private async buildDeps(
     request: RenderRequest,
-    where: Revision & { server: KustomizeServer | undefined; reuse: RenderReuse },
+    where: Revision & Servers & { reuse: RenderReuse },
     objects: ClusterObjects,
   ): Promise<ProducerBuildDeps> {
     const { workspace, repoRoot, lacking } = where;
@@ -196,6 +221,7 @@ export class BuiltinEngine implements RenderEngine {
       helm: {
         ...common,
         templateCache: keying.helm,
+        helmServer: where.helmServer,
         keying: keying.release,
         filePrefix: async (kind, namespace, name) => {
           const resolved = await sources.resolve({ kind, namespace, name });
@@ -231,11 +257,28 @@ export class BuiltinEngine implements RenderEngine {
     return this.#server;
   }
 
+  #helmServer: Promise<string | undefined> | undefined;
+
+  /** helm-server's version when it may render (see helmServerVersion), asked once. */
+  private helmServerVersion(): Promise<string | undefined> {
+    this.#helmServer ??= helmServerVersion(this.#ask, this.deps.settings);
+    return this.#helmServer;
+  }
+
   private async askToolVersions(): Promise<Record<string, string>> {
-    return builtinTools(this.#ask, this.deps.settings, await this.serverVersion());
+    const [kustomize, helm] = await Promise.all([this.serverVersion(), this.helmServerVersion()]);
+    return builtinTools(this.#ask, this.deps.settings, { kustomize, helm });
   }
 
   readonly #ask: AskVersion = (tool, args) => this.#reuse.toolVersion(tool, args);
+}
+
+/** The resident helpers of one render; absent: each run is a process of the tool. */
+interface Servers {
+  /** Builds through one kustomize-server process when it is installed. */
+  server: KustomizeServer | undefined;
+  /** Renders HelmReleases through one helm-server process when it is installed. */
+  helmServer: ToolServer | undefined;
 }
 
 /** The revision written out for a render, and the listing of it its steps share. */

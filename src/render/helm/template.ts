@@ -2,12 +2,14 @@
  * Runs `helm template` for one HelmRelease and keeps what helm-controller's install or
  * upgrade would put in the cluster: the charts' crds/ files apart (helm-controller
  * applies those itself), the templates, and the hooks that run on that action. Values
- * travel in a file, never on the command line.
+ * travel in a file, never on the command line. Where the render has a helm-server
+ * (tools/helm-server), the same template is rendered there, without a helm process.
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { folderDigest, renderCacheKey, type RenderCache } from '../cache/index.js';
 import { basename, join, resolve } from 'node:path';
 import { ToolError, type ToolRunner } from '../../tool-runner.js';
+import type { ToolServer } from '../kustomize/index.js';
 import { objectMeta, type Manifest } from '../../model/index.js';
 import { parseDocuments } from '../../yaml/index.js';
 import type { HelmRelease } from './helm-release.js';
@@ -78,16 +80,21 @@ export interface TemplateCache {
   tool: string;
 }
 
+/**
+ * `server`: the render's helm-server, which renders what `helm template` would print (and
+ * runs the helm binary for what it cannot); absent, a helm process renders.
+ */
 export async function helmTemplate(
   runner: ToolRunner,
   opts: TemplateOptions,
   scratchDir: string,
   cache?: TemplateCache,
+  server?: ToolServer,
 ): Promise<ChartRender> {
   const key = cache && templateKey(cache.tool, opts);
   const cached = key !== undefined ? await cache?.store.get(key) : undefined;
   if (cached !== undefined) return splitOutput(cached, opts);
-  const stdout = await runTemplate(runner, opts, scratchDir);
+  const stdout = await helmTemplateText(runner, opts, scratchDir, server);
   if (key !== undefined) await cache?.store.put(key, stdout);
   return splitOutput(stdout, opts);
 }
@@ -107,10 +114,12 @@ function templateKey(tool: string, opts: TemplateOptions): string | undefined {
 /** A chart too big to read for a key is rendered every time. */
 const KEY_LIMITS = { maxFiles: 5000, maxBytes: 256 * 1024 * 1024 };
 
-async function runTemplate(
+/** What `helm template` prints for `opts`, by helm or by `server`; its error as a TemplateError. */
+export async function helmTemplateText(
   runner: ToolRunner,
   opts: TemplateOptions,
   scratchDir: string,
+  server?: ToolServer,
 ): Promise<string> {
   await mkdir(scratchDir, { recursive: true });
   const work = await mkdtemp(join(scratchDir, 'helm-template-'));
@@ -118,14 +127,15 @@ async function runTemplate(
     // JSON is YAML that helm reads back without YAML 1.1 surprises ('on', 'yes', 0777).
     const valuesFile = join(work, 'values.json');
     await writeFile(valuesFile, JSON.stringify(opts.values));
+    const args = templateArgs(opts, valuesFile);
+    const limits = { timeoutMs: opts.timeoutMs, maxOutputBytes: opts.maxOutputBytes };
+    const binary = { cwd: work, env: helmHomes(work) };
     let stdout: string;
     try {
-      ({ stdout } = await runner.run('helm', templateArgs(opts, valuesFile), {
-        cwd: work,
-        timeoutMs: opts.timeoutMs,
-        maxOutputBytes: opts.maxOutputBytes,
-        env: helmHomes(work),
-      }));
+      stdout =
+        server !== undefined && serverRenders(opts)
+          ? await server.run({ request: serverRequest(opts, valuesFile), args, ...limits, binary })
+          : (await runner.run('helm', args, { ...binary, ...limits })).stdout;
     } catch (err) {
       if (!(err instanceof ToolError)) throw err;
       throw new TemplateError(helmMessage(err, work, opts.chartDir), { cause: err });
@@ -152,6 +162,37 @@ function templateArgs(opts: TemplateOptions, valuesFile: string): string[] {
   for (const file of opts.showOnly ?? []) args.push(`--show-only=${file}`);
   args.push('--', opts.releaseName, resolve(opts.chartDir));
   return args;
+}
+
+/**
+ * What helm-server renders exactly as the command line does. The rest goes to the binary:
+ * `--show-only` (fluxlens never asks it), an empty namespace (helm takes the kubeconfig's),
+ * and API versions that helm's flag parser would split (a comma or a quote in one).
+ */
+function serverRenders(opts: TemplateOptions): boolean {
+  return (
+    (opts.showOnly ?? []).length === 0 &&
+    opts.namespace !== '' &&
+    opts.apiVersions.every((version) => !/[,"]/.test(version))
+  );
+}
+
+/** The request of tools/helm-server/main.go for the run templateArgs describes. */
+function serverRequest(opts: TemplateOptions, valuesFile: string): Record<string, unknown> {
+  return {
+    chart: resolve(opts.chartDir),
+    valuesFile: resolve(valuesFile),
+    releaseName: opts.releaseName,
+    namespace: opts.namespace,
+    kubeVersion: opts.kubeVersion ?? '',
+    apiVersions: opts.apiVersions,
+    includeCrds: opts.crds === 'include',
+    isUpgrade: opts.isUpgrade,
+    noHooks: opts.disableHooks,
+    disableOpenAPIValidation: opts.disableOpenAPIValidation,
+    skipSchemaValidation: opts.disableSchemaValidation ?? false,
+    maxOutputBytes: opts.maxOutputBytes,
+  };
 }
 
 /** Keeps helm away from the user's repositories, registry logins and plugins. */

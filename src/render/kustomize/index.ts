@@ -13,4 +13,5 @@ export { GenerateError, generateKustomization } from './generate.js';
 export type { GeneratedKustomization } from './generate.js';
 export { buildInputSet, type BuildInputSet, type DigestMemo } from './build-inputs.js';
 export { KustomizeServer } from './kustomize-server.js';
+export { ToolServer, type ToolServerEvents } from './tool-server.js';
 export { kustomizationReads } from './kustomization-reads.js';

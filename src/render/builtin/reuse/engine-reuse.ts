@@ -219,7 +219,12 @@ export class RenderReuse {
     const server = tools['kustomize-server'];
     const kustomizeTool = `kustomize ${tools['kustomize']}${server ? `, ${server}` : ''}`;
     const kustomize: KustomizeKeying = { store, memo, digests: new Map(), tool: kustomizeTool };
-    const helmTool = tools['helm'] === undefined ? undefined : `helm ${tools['helm']}`;
+    // So is a render by helm-server from the helm binary's.
+    const helmServer = tools['helm-server'];
+    const helmTool =
+      tools['helm'] === undefined
+        ? undefined
+        : `helm ${tools['helm']}${helmServer ? `, ${helmServer}` : ''}`;
     const keying: Keying =
       helmTool === undefined
         ? { kustomize }

@@ -8,7 +8,12 @@
  */
 export { EngineReuse, type RenderReuse } from './engine-reuse.js';
 export { keptRenderContext, keptRendersStillHold } from './kept-renders.js';
-export { builtinTools, kustomizeServerVersion, type AskVersion } from './tool-version.js';
+export {
+  builtinTools,
+  helmServerVersion,
+  kustomizeServerVersion,
+  type AskVersion,
+} from './tool-version.js';
 export { buildKey, producerKey, readBuildInputs, type KustomizeKeying } from './build-keys.js';
 export { buildSpec, recordedReads, type BuildReadsRecord } from './carried-builds.js';
 export { releasePreKey } from './carried-release.js';

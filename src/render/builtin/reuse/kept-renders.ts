@@ -11,7 +11,12 @@ import { RenderCache } from '../../cache/index.js';
 import type { RenderRequest } from '../../engine.js';
 import { RememberedChart, stillRemembered } from '../../helm/index.js';
 import type { EngineName, RenderSettings } from '../../settings.js';
-import { builtinTools, kustomizeServerVersion, toolVersion } from './tool-version.js';
+import {
+  builtinTools,
+  helmServerVersion,
+  kustomizeServerVersion,
+  toolVersion,
+} from './tool-version.js';
 import { keepable, renderContextKey } from './render-key.js';
 
 /**
@@ -72,7 +77,11 @@ export async function keptRenderContext(
   const store = new RenderCache(cache.dir, cache.maxBytes);
   const ask = (tool: Parameters<typeof toolVersion>[2], args: string[]) =>
     toolVersion(runner, store, tool, args);
-  const tools = await builtinTools(ask, settings, await kustomizeServerVersion(ask, settings));
+  const [kustomize, helm] = await Promise.all([
+    kustomizeServerVersion(ask, settings),
+    helmServerVersion(ask, settings),
+  ]);
+  const tools = await builtinTools(ask, settings, { kustomize, helm });
   return renderContextKey(request, settings, tools);
 }
 

@@ -57,18 +57,44 @@ export function kustomizeServerVersion(
 }
 
 /**
+ * helm-server's version when it is installed and HelmReleases render; undefined: every
+ * release runs helm.
+ */
+export function helmServerVersion(
+  ask: AskVersion,
+  settings: RenderSettings,
+): Promise<string | undefined> {
+  if (!settings.helm.enabled || !settings.helmServer) return Promise.resolve(undefined);
+  return ask('helm-server', ['--version']).catch((err: unknown) => {
+    if (err instanceof SetupError) return undefined;
+    throw err;
+  });
+}
+
+/** The resident helpers' versions, each when it renders (see above). */
+export interface ServerVersions {
+  kustomize: string | undefined;
+  helm: string | undefined;
+}
+
+/**
  * The tools a builtin render builds with, as the rendered cluster names them: kustomize,
- * kustomize-server when it builds (`server`, its version), helm when releases are inflated.
+ * kustomize-server when it builds, helm when releases are inflated, and helm-server when
+ * it renders them.
  */
 export async function builtinTools(
   ask: AskVersion,
   settings: RenderSettings,
-  server: string | undefined,
+  servers: ServerVersions,
 ): Promise<Record<string, string>> {
   const kustomize = {
     kustomize: await ask('kustomize', ['version']),
-    ...(server !== undefined ? { 'kustomize-server': server } : {}),
+    ...(servers.kustomize !== undefined ? { 'kustomize-server': servers.kustomize } : {}),
   };
   if (!settings.helm.enabled) return kustomize;
-  return { ...kustomize, helm: await ask('helm', ['version', '--short']) };
+  return {
+    ...kustomize,
+    helm: await ask('helm', ['version', '--short']),
+    ...(servers.helm !== undefined ? { 'helm-server': servers.helm } : {}),
+  };
 }
