@@ -53,6 +53,18 @@ export class BuiltinEngine implements RenderEngine {
   ): Promise<RenderedCluster> {
     const reuse = await this.#reuse.before(request);
     if ('kept' in reuse) return reuse.kept;
+    try {
+      return await this.renderAnew(request, reuse, onProgress);
+    } finally {
+      await reuse.release();
+    }
+  }
+
+  private async renderAnew(
+    request: RenderRequest,
+    reuse: RenderReuse,
+    onProgress?: (p: RenderProgress) => void,
+  ): Promise<RenderedCluster> {
     const workspace = await createWorkspace('fluxlens-');
     const server =
       (await this.serverVersion()) !== undefined
