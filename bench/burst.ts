@@ -88,6 +88,8 @@ async function runConfig(fleet: BurstFleet, config: Config): Promise<ConfigFigur
       FLUXLENS_WORKER_CONCURRENCY: flag('concurrency'),
       FLUXLENS_CONCURRENCY: flag('builds-at-once'),
       FLUXLENS_WORKER_LOCK_SECONDS: '30',
+      // The fleet's charts are served on loopback, which the service refuses by default.
+      FLUXLENS_CHART_PRIVATE_ADDRESSES: 'allow',
     };
     await world.start('serve', env);
     const workers: ServiceProcess[] = [];

@@ -73,7 +73,12 @@ async function heapOf(port: number): Promise<HeapFigures> {
 
 /** The worker: a one-line PR first (the base rendered), then the repository-wide PR. */
 async function workerRun(world: ServiceWorld): Promise<Run> {
-  const env = { PATH: TOOL_PATH, FLUXLENS_WORKER_CONCURRENCY: '1' };
+  // The fleet's charts are served on loopback, which the service refuses by default.
+  const env = {
+    PATH: TOOL_PATH,
+    FLUXLENS_WORKER_CONCURRENCY: '1',
+    FLUXLENS_CHART_PRIVATE_ADDRESSES: 'allow',
+  };
   await world.start('serve', { ...env, FLUXLENS_CONCURRENCY: flag('builds-at-once') });
   const port = await freePort();
   const worker = await world.start('worker', {
