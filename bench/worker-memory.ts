@@ -2,19 +2,18 @@
  * Memory on a repository-wide PR (issue #22, point 6): the peak resident memory of a
  * `fluxlens worker` reviewing a PR that adds a value to every HelmRelease of the benchmark
  * fleet, against `fluxlens diff` of the same PR in a clone, both with the base already
- * rendered (the worker reviewed a one-line PR of the same base first; the CLI rendered the
- * base first), both started the same way (node with tsx, from the sources). Peaks are of
- * the process alone and with the tools it runs (git, kustomize, helm), sampled from /proc.
+ * rendered: the worker reviewed a one-line PR of the same base first (then goes on, or is
+ * restarted on the same cache folder), the CLI rendered the base first. Both run from the
+ * sources through tsx; the worker loads the service's modules, the CLI only its own. Peaks
+ * are of the process alone and with the tools it runs (git, kustomize, helm), from /proc.
  * `node --import tsx bench/worker-memory.ts --help`; exits 2 when the run fails.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { reviewed } from '../test/support/fault-checks.js';
-import { projectRoot } from '../test/support/paths.js';
 import {
   OWNER,
   PULL,
@@ -26,7 +25,7 @@ import {
   type ServiceWorld,
 } from '../test/support/service.js';
 import { git } from './render/write-fleet.js';
-import { ROOT, TOOL_PATH } from './render/tools.js';
+import { fluxlensFromSources, ROOT, TOOL_PATH } from './render/tools.js';
 import { burstFleet } from './service/burst-fleet.js';
 import { mib, reviewFigures, samplePeaks, type PeakMemory } from './service/worker-figures.js';
 import { benchFlags, onCleanUp, runBench } from './support/harness.js';
@@ -71,8 +70,11 @@ async function heapOf(port: number): Promise<HeapFigures> {
   );
 }
 
-/** The worker: a one-line PR first (the base rendered), then the repository-wide PR. */
-async function workerRun(world: ServiceWorld): Promise<Run> {
+/**
+ * The worker: a one-line PR first (the base rendered), then the repository-wide PR, by the
+ * same process or (`restart`) by a new one on the same cache folder.
+ */
+async function workerRun(world: ServiceWorld, restart: boolean): Promise<Run> {
   // The fleet's charts are served on loopback, which the service refuses by default.
   const env = {
     PATH: TOOL_PATH,
@@ -80,13 +82,16 @@ async function workerRun(world: ServiceWorld): Promise<Run> {
     FLUXLENS_CHART_PRIVATE_ADDRESSES: 'allow',
   };
   await world.start('serve', { ...env, FLUXLENS_CONCURRENCY: flag('builds-at-once') });
-  const port = await freePort();
-  const worker = await world.start('worker', {
-    ...env,
-    FLUXLENS_CONCURRENCY: flag('builds-at-once'),
-    FLUXLENS_METRICS_PORT: String(port),
-  });
-  const started = await heapOf(port);
+  const startWorker = async () => {
+    const port = await freePort();
+    const worker = await world.start('worker', {
+      ...env,
+      FLUXLENS_CONCURRENCY: flag('builds-at-once'),
+      FLUXLENS_METRICS_PORT: String(port),
+    });
+    return { worker, port, started: await heapOf(port) };
+  };
+  let { worker, port, started } = await startWorker();
   const review = async (head: number) => {
     const sha = world.pushHead(head, PULL + head);
     const payload = pullRequestPayload('opened', sha, worldPull(PULL + head));
@@ -94,6 +99,11 @@ async function workerRun(world: ServiceWorld): Promise<Run> {
     await reviewed(world, sha, 1_800_000);
   };
   await review(0);
+  if (restart) {
+    worker.kill('SIGTERM');
+    await worker.exited;
+    ({ worker, port, started } = await startWorker());
+  }
   const idle = samplePeaks([worker.pid]).stop()[0];
   const idleHeap = await heapOf(port);
   const sampler = samplePeaks([worker.pid]);
@@ -131,12 +141,10 @@ async function cliRun(world: ServiceWorld): Promise<Run> {
   return { ...run, timings: parsed.timings ?? {} };
 }
 
+/** The CLI alone from the sources (what bin/fluxlens.js runs for it, through tsx). */
 async function fluxlens(args: string[], cwd: string, env: Record<string, string>): Promise<Run> {
-  const entry = join(projectRoot, 'test/support/fluxlens-process.ts');
   const started = performance.now();
-  // By file URL: the clone has no node_modules to resolve tsx from.
-  const tsx = pathToFileURL(join(projectRoot, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
-  const child = spawn(process.execPath, ['--import', tsx, entry, ...args], {
+  const child = spawn(process.execPath, [...fluxlensFromSources().prefix, ...args], {
     cwd,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -167,9 +175,14 @@ async function main(): Promise<number> {
   const world = await startServiceWorld(fleet.files, { redis: true, heads: 2 });
   onCleanUp(() => world.close());
   console.error('worker: a one-line PR, then the repository-wide PR...');
-  const worker = await workerRun(world);
+  const worker = await workerRun(world, false);
   console.error('CLI: the base rendered, then the repository-wide diff...');
   const cli = await cliRun(world);
+  await world.close();
+  const again = await startServiceWorld(fleet.files, { redis: true, heads: 2 });
+  onCleanUp(() => again.close());
+  console.error('worker: a one-line PR, restarted, then the repository-wide PR...');
+  const restarted = await workerRun(again, true);
   const loadEnd = loadavg().map(round2);
   const commit = git(ROOT, 'rev-parse', '--short=10', 'HEAD');
   const dirty = git(ROOT, 'status', '--porcelain', '--untracked-files=no') !== '';
@@ -188,20 +201,24 @@ async function main(): Promise<number> {
   const text = [
     `# Memory on a repository-wide PR`,
     '',
-    `${facts.machine}, 1-minute load average ${loadStart[0]} at the start and ${loadEnd[0]} at the end; fleet of ${facts.kustomizations} Kustomizations and ${facts.releases} HelmReleases (seed ${facts.seed}), the PR adds a value to every HelmRelease; ${facts.buildsAtOnce} builds at once; fluxlens ${facts.commit}, ${facts.node}, both from the sources through tsx.`,
+    `${facts.machine}, 1-minute load average ${loadStart[0]} at the start and ${loadEnd[0]} at the end; fleet of ${facts.kustomizations} Kustomizations and ${facts.releases} HelmReleases (seed ${facts.seed}), the PR adds a value to every HelmRelease; ${facts.buildsAtOnce} builds at once; fluxlens ${facts.commit}, ${facts.node}, both from the sources through tsx (the worker loads the service's modules, the CLI only its own).`,
     '',
     '| process | review | peak MiB, process | peak MiB, with its tools | MiB before the review | builds run / renders kept |',
     '| --- | --- | --- | --- | --- | --- |',
     row('`fluxlens worker`', worker),
+    row('`fluxlens worker`, restarted after the one-line PR', restarted),
     row('`fluxlens diff`', cli),
     '',
     "The worker's own figures from its `/metrics` (MiB): resident, V8 heap used and total, external.",
     '',
-    '| worker | resident | heap used | heap total | external |',
-    '| --- | --- | --- | --- | --- |',
-    ...Object.entries(worker.heap ?? {}).map(
-      ([when, h]) =>
-        `| ${when} | ${h['resident_memory']} | ${h['heap_size_used']} | ${h['heap_size_total']} | ${h['external_memory']} |`,
+    '| worker | when | resident | heap used | heap total | external |',
+    '| --- | --- | --- | --- | --- | --- |',
+    ...[['the same process', worker] as const, ['restarted', restarted] as const].flatMap(
+      ([name, run]) =>
+        Object.entries(run.heap ?? {}).map(
+          ([when, h]) =>
+            `| ${name} | ${when} | ${h['resident_memory']} | ${h['heap_size_used']} | ${h['heap_size_total']} | ${h['external_memory']} |`,
+        ),
     ),
     '',
   ].join('\n');
@@ -210,7 +227,7 @@ async function main(): Promise<number> {
   writeFileSync(join(out, 'worker-memory.md'), text);
   writeFileSync(
     join(out, 'worker-memory.json'),
-    `${JSON.stringify({ facts, worker, cli }, null, 2)}\n`,
+    `${JSON.stringify({ facts, worker, restarted, cli }, null, 2)}\n`,
   );
   console.log(text);
   return 0;
