@@ -10,6 +10,7 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import * as prettier from 'prettier';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -198,7 +199,7 @@ async function main(): Promise<number> {
   };
   const row = (name: string, r: Run) =>
     `| ${name} | ${r.seconds.toFixed(1)} s | ${mib(r.peak.processBytes)} | ${mib(r.peak.treeBytes)} | ${r.idle ? mib(r.idle.processBytes) : 'n/a'} | ${r.timings['builds-run'] ?? '?'} / ${r.timings['renders-kept'] ?? '?'} |`;
-  const text = [
+  const raw = [
     `# Memory on a repository-wide PR`,
     '',
     `${facts.machine}, 1-minute load average ${loadStart[0]} at the start and ${loadEnd[0]} at the end; fleet of ${facts.kustomizations} Kustomizations and ${facts.releases} HelmReleases (seed ${facts.seed}), the PR adds a value to every HelmRelease; ${facts.buildsAtOnce} builds at once; fluxlens ${facts.commit}, ${facts.node}, both from the sources through tsx (the worker loads the service's modules, the CLI only its own).`,
@@ -222,6 +223,8 @@ async function main(): Promise<number> {
     ),
     '',
   ].join('\n');
+  // Formatted as the repository's Markdown is, so that the results pass the lint.
+  const text = await prettier.format(raw, { parser: 'markdown' });
   const out = resolve(flag('out'));
   mkdirSync(out, { recursive: true });
   writeFileSync(join(out, 'worker-memory.md'), text);
