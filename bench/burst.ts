@@ -195,7 +195,8 @@ async function main(): Promise<number> {
   // Formatted as the repository's Markdown is, so that the results pass the lint.
   const text = await prettier.format(markdown(figures, facts), { parser: 'markdown' });
   writeFileSync(join(out, 'burst.md'), text);
-  writeFileSync(join(out, 'burst.json'), `${JSON.stringify({ facts, figures }, null, 2)}\n`);
+  const json = await prettier.format(JSON.stringify({ facts, figures }), { parser: 'json' });
+  writeFileSync(join(out, 'burst.json'), json);
   console.log(text);
   const missed: string[] = [];
   for (const f of figures) {

@@ -228,10 +228,8 @@ async function main(): Promise<number> {
   const out = resolve(flag('out'));
   mkdirSync(out, { recursive: true });
   writeFileSync(join(out, 'worker-memory.md'), text);
-  writeFileSync(
-    join(out, 'worker-memory.json'),
-    `${JSON.stringify({ facts, worker, restarted, cli }, null, 2)}\n`,
-  );
+  const json = JSON.stringify({ facts, worker, restarted, cli });
+  writeFileSync(join(out, 'worker-memory.json'), await prettier.format(json, { parser: 'json' }));
   console.log(text);
   return 0;
 }
