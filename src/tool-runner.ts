@@ -106,6 +106,11 @@ export class ToolRunner {
     return runner;
   }
 
+  /** What stops this runner's work, for waits that are not a tool's run. */
+  get signal(): AbortSignal | undefined {
+    return this.#options.signal;
+  }
+
   /** The directories searched for tools, in order; tools that call tools get this PATH. */
   get searchPath(): readonly string[] {
     return this.#searchPath;

@@ -12,3 +12,4 @@ export { ensureMirror, type Mirror, type MirrorRequest } from './mirror.js';
 export { readFileAtRevision, treeEntry } from './read-file.js';
 export { repositoryUrl } from './remote-url.js';
 export { repositoryRoot } from './repository-root.js';
+export { takeFileLock, type FileLock } from './repository-lock.js';

@@ -1,7 +1,8 @@
 /**
- * One writer per mirror: an in-process queue per path (jobs of one worker wait their turn
- * in order, without polling) around an exclusive lock file `<path>.lock` (workers in other
- * processes sharing the cache folder poll for it with backoff).
+ * One writer per mirror, and one render of a commit at a time (render/cache/): an in-process
+ * queue per path (jobs of one worker wait their turn in order, without polling) around an
+ * exclusive lock file `<path>.lock` (workers in other processes sharing the cache folder poll
+ * for it with backoff).
  *
  * The lock file is created with O_EXCL (`open(path, 'wx')`), which is atomic on local
  * filesystems; `flock` is not reachable from Node without a native module or an extra
@@ -20,7 +21,7 @@ export interface LockOptions {
   signal?: AbortSignal | undefined;
   /** A lock file nobody refreshed for this long belongs to a dead holder. */
   staleMs?: number;
-  /** How long to wait for another process's lock before giving up (a transient error). */
+  /** How long to wait for another process's lock before giving up. */
   maxWaitMs?: number;
 }
 
@@ -34,12 +35,34 @@ const queues = new Map<string, Promise<void>>();
 /** Ids of the lock files this process holds, to tell ours from a dead predecessor's. */
 const held = new Set<string>();
 
+/** A lock taken with takeFileLock; releasing it twice releases it once. */
+export interface FileLock {
+  release(): Promise<void>;
+}
+
 /** Runs `fn` holding the lock of `path` (in this process and across processes). */
 export async function withRepositoryLock<T>(
   path: string,
   fn: () => Promise<T>,
   options: LockOptions = {},
 ): Promise<T> {
+  const lock = await takeFileLock(path, options);
+  if (lock === undefined) throw new MirrorError('busy', `${path}.lock is held by another process`);
+  try {
+    return await fn();
+  } finally {
+    await lock.release();
+  }
+}
+
+/**
+ * Takes the lock of `path` (in this process and across processes) until released; undefined
+ * when another process held it past `maxWaitMs`.
+ */
+export async function takeFileLock(
+  path: string,
+  options: LockOptions = {},
+): Promise<FileLock | undefined> {
   const previous = queues.get(path) ?? Promise.resolve();
   let leave!: () => void;
   const mine = new Promise<void>((resolve) => (leave = resolve));
@@ -54,19 +77,28 @@ export async function withRepositoryLock<T>(
     const lockPath = `${path}.lock`;
     const staleMs = options.staleMs ?? DEFAULT_STALE_MS;
     const id = await acquireFile(lockPath, staleMs, options);
+    if (id === undefined) {
+      leave();
+      return undefined;
+    }
     const refresh = setInterval(() => {
       const now = new Date();
       utimes(lockPath, now, now).catch(() => undefined);
     }, staleMs / 4);
     refresh.unref();
-    try {
-      return await fn();
-    } finally {
+    let released: Promise<void> | undefined;
+    const release = async () => {
       clearInterval(refresh);
-      await releaseFile(lockPath, id);
-    }
-  } finally {
+      try {
+        await releaseFile(lockPath, id);
+      } finally {
+        leave();
+      }
+    };
+    return { release: () => (released ??= release()) };
+  } catch (err) {
     leave();
+    throw err;
   }
 }
 
@@ -95,15 +127,13 @@ async function acquireFile(
   lockPath: string,
   staleMs: number,
   options: LockOptions,
-): Promise<string> {
+): Promise<string | undefined> {
   const deadline = Date.now() + (options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS);
   const holder: Holder = { host: hostname(), pid: process.pid, id: randomUUID() };
   for (let attempt = 0; ; attempt++) {
     if (await tryCreate(lockPath, holder)) break;
     if (await breakIfStale(lockPath, staleMs)) continue;
-    if (Date.now() > deadline) {
-      throw new MirrorError('busy', `${lockPath} is held by another process`);
-    }
+    if (Date.now() > deadline) return undefined;
     const backoff = Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** attempt);
     try {
       await sleep(backoff / 2 + Math.random() * (backoff / 2), undefined, {
@@ -119,7 +149,7 @@ async function acquireFile(
 }
 
 function cancelled(): CancelledError {
-  return new CancelledError('waiting for the mirror lock was cancelled');
+  return new CancelledError('waiting for a lock was cancelled');
 }
 
 async function tryCreate(lockPath: string, holder: Holder): Promise<boolean> {

@@ -24,6 +24,8 @@ const APP_ID = 1001;
 
 export interface ServiceProcess {
   readonly output: () => string;
+  /** Its process id, for what /proc says of it (a benchmark's memory figures). */
+  readonly pid: number;
   /** Resolves with the exit code (or the signal's name). */
   readonly exited: Promise<number | string>;
   kill(signal: NodeJS.Signals): void;
@@ -217,6 +219,7 @@ export async function startFluxlensProcess(
   );
   const started: ServiceProcess = {
     output: () => output,
+    pid: child.pid ?? 0,
     exited,
     kill: (signal) => child.kill(signal),
   };

@@ -60,6 +60,18 @@ export class BuiltinEngine implements RenderEngine {
   ): Promise<RenderedCluster> {
     const reuse = await this.#reuse.before(request);
     if ('kept' in reuse) return reuse.kept;
+    try {
+      return await this.renderAnew(request, reuse, onProgress);
+    } finally {
+      await reuse.release();
+    }
+  }
+
+  private async renderAnew(
+    request: RenderRequest,
+    reuse: RenderReuse,
+    onProgress?: (p: RenderProgress) => void,
+  ): Promise<RenderedCluster> {
     const workspace = await createWorkspace('fluxlens-');
     const servers = await this.servers();
     // Started now, they are ready by the first build: export and discovery come first.

@@ -25,6 +25,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { z } from 'zod';
+import { takeFileLock, type FileLock } from '../../git/index.js';
 import { FLUXLENS_VERSION } from '../../version.js';
 
 export interface RenderCacheStats {
@@ -35,6 +36,18 @@ export interface RenderCacheStats {
 const KEY = /^[0-9a-f]{64}$/;
 /** Writes between two measurements of the folder's size. */
 const MEASURE_EVERY = 64;
+/**
+ * A hold nobody refreshed for this long belongs to a holder that died on another machine
+ * sharing the folder; one on this machine is known dead at once (repository-lock.ts).
+ */
+const HOLD_STALE_MS = 30_000;
+
+export interface HoldOptions {
+  signal?: AbortSignal | undefined;
+  /** How long to wait for another holder before going ahead without a hold. */
+  maxWaitMs: number;
+  staleMs?: number;
+}
 
 /**
  * A key names the version of fluxlens too: what a build, an export set or a whole render
@@ -120,6 +133,19 @@ export class RenderCache {
     const size = known.bytes;
     if (size === undefined || size > this.maxBytes || ++known.writes % MEASURE_EVERY === 0)
       await this.evict();
+  }
+
+  /**
+   * Holds `key` until released, for work whose result goes under it: whoever else asks for
+   * the same key, in this process or another sharing the folder, waits until then and can
+   * read the result instead of doing the same work at once. Undefined when another holder
+   * kept it past `maxWaitMs`.
+   */
+  async hold(key: string, options: HoldOptions): Promise<FileLock | undefined> {
+    if (!KEY.test(key)) throw new Error(`not a render cache key: ${key}`);
+    const dir = join(this.dir, 'holds');
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    return takeFileLock(join(dir, key), { staleMs: HOLD_STALE_MS, ...options });
   }
 
   /** Removes the least recently used entries until the folder is within its bound. */

@@ -11,6 +11,7 @@
 import { resolve } from 'node:path';
 import { resolveRevision } from '../../../git/index.js';
 import { isUnavailable, type RenderedCluster } from '../../../model/index.js';
+import type { FileLock } from '../../../git/index.js';
 import type { ToolName, ToolRunner } from '../../../tool-runner.js';
 import { RenderCache, readCluster, writeCluster } from '../../cache/index.js';
 import type { RenderRequest } from '../../engine.js';
@@ -74,6 +75,28 @@ export class EngineReuse {
   async before(request: RenderRequest): Promise<{ kept: RenderedCluster } | RenderReuse> {
     const sha = await this.commit(request);
     const whole = await this.wholeRender(request, sha);
+    if (whole === undefined || whole.kept !== undefined) return this.prepare(request, sha, whole);
+    // Another worker may be rendering this commit (the base of a burst of PRs): wait for
+    // it, then read what it kept instead of rendering the same commit at once.
+    const hold = await this.hold(whole.key);
+    if (hold === undefined) return this.prepare(request, sha, whole);
+    try {
+      const prepared = await this.prepare(request, sha, await this.wholeRender(request, sha), hold);
+      if ('kept' in prepared) await hold.release();
+      return prepared;
+    } catch (err) {
+      await hold.release();
+      throw err;
+    }
+  }
+
+  /** The render kept whole, or what a render of `request` takes and records. */
+  private async prepare(
+    request: RenderRequest,
+    sha: string | undefined,
+    whole: WholeRender | undefined,
+    hold?: FileLock,
+  ): Promise<{ kept: RenderedCluster } | RenderReuse> {
     if (whole?.kept !== undefined) {
       if (request.memo) seedMemo(request.memo, whole.kept);
       const store = this.store();
@@ -102,7 +125,19 @@ export class EngineReuse {
       wholeKey: whole?.key,
       carrying,
       select,
+      hold,
     });
+  }
+
+  /**
+   * The hold on a whole render's key while this render makes it; none past the wait bound
+   * (a holder that renders for longer than a tool may run), when the render goes ahead.
+   */
+  private async hold(key: string): Promise<FileLock | undefined> {
+    const store = this.store();
+    if (store === undefined) return undefined;
+    const { runner, settings } = this.deps;
+    return store.hold(key, { signal: runner.signal, maxWaitMs: settings.toolTimeoutMs });
   }
 
   /** A tool's version, kept in the render cache by the binary it is (tool-version.ts). */
@@ -170,6 +205,8 @@ export class RenderReuse {
   /** What this render reads, for the review's other render and a render kept whole. */
   #record: RenderReads | undefined;
   #keying: Keying | undefined;
+  /** Held from before the render until it is kept (or not): see EngineReuse.hold. */
+  readonly #hold: FileLock | undefined;
 
   constructor(
     private readonly deps: EngineReuseDeps,
@@ -180,9 +217,11 @@ export class RenderReuse {
       wholeKey: string | undefined;
       carrying: Promise<Carried | undefined>;
       select: FileSelector;
+      hold: FileLock | undefined;
     },
   ) {
     this.select = from.select;
+    this.#hold = from.hold;
     this.#sha = from.sha;
     this.#wholeKey = from.wholeKey;
     this.#carrying = from.carrying;
@@ -261,6 +300,12 @@ export class RenderReuse {
     await writeCluster(store, this.#wholeKey, cluster);
     if (this.#record) await writeRenderReads(store, this.#wholeKey, this.#record);
     cluster.kept = { holds };
+    await this.release();
+  }
+
+  /** Lets the next render of this commit go: it finds this one kept, if it was. */
+  async release(): Promise<void> {
+    await this.#hold?.release();
   }
 }
 
