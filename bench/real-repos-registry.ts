@@ -335,7 +335,7 @@ const median = (xs: number[]) => {
   return s.length % 2 === 1 ? (s[mid] ?? 0) : ((s[mid - 1] ?? 0) + (s[mid] ?? 0)) / 2;
 };
 
-const TIMING_KEYS = ['renders-kept', 'render-base', 'render-head', 'diff', 'risk'];
+const TIMING_KEYS = ['analysis-kept', 'renders-kept', 'render-base', 'render-head', 'diff', 'risk'];
 
 function markdown(samples: Sample[], title: string, machine: ReturnType<typeof describeMachine>) {
   const lines = [
