@@ -5,8 +5,8 @@
 import { z } from 'zod';
 import { isOwnerName, isRepositoryName } from '../model/index.js';
 
-const Sha = z.string().regex(/^[0-9a-f]{40}$/);
-const Id = z.number().int().positive();
+export const Sha = z.string().regex(/^[0-9a-f]{40}$/);
+export const Id = z.number().int().positive();
 
 export const OwnerName = z.string().refine(isOwnerName, 'not a GitHub owner name');
 export const RepositoryName = z.string().refine(isRepositoryName, 'not a GitHub repository name');
@@ -15,7 +15,7 @@ export const RepositoryName = z.string().refine(isRepositoryName, 'not a GitHub 
  * The repository, named once: `full_name` must be exactly `owner.login/name`, so the
  * allowlist, the job and every later call see one and the same repository.
  */
-const Repository = z
+export const Repository = z
   .object({
     id: Id,
     name: RepositoryName,

@@ -6,26 +6,12 @@
  */
 import { z } from 'zod';
 import type { PullRef, ReviewReason } from '../queue/index.js';
-import { OwnerName, RepositoryName } from './event-schemas.js';
+import { Id, Repository, Sha } from './event-schemas.js';
 import { hasRenderCommand } from './render-command.js';
 import type { EventDecision, EventSettings } from './types.js';
 import { repositoryKey } from '../model/index.js';
 
-const Sha = z.string().regex(/^[0-9a-f]{40}$/);
-const Id = z.number().int().positive();
-
-const Repository = z
-  .object({
-    id: Id,
-    name: RepositoryName,
-    full_name: z.string().max(140),
-    owner: z.object({ login: OwnerName }),
-  })
-  .refine((r) => r.full_name === `${r.owner.login}/${r.name}`, {
-    message: 'full_name disagrees with owner.login and name',
-    path: ['full_name'],
-  });
-
+// Gitea names a repository as GitHub does: one schema for both.
 const Branch = z.object({ ref: z.string().min(1).max(255), sha: Sha, repo_id: Id });
 
 const PullRequestEvent = z.object({
