@@ -132,7 +132,7 @@ export class RenderCache {
     if (known.bytes !== undefined) known.bytes += Buffer.byteLength(value);
     const size = known.bytes;
     if (size === undefined || size > this.maxBytes || ++known.writes % MEASURE_EVERY === 0)
-      await this.evict();
+      await this.evict(file);
   }
 
   /**
@@ -148,13 +148,18 @@ export class RenderCache {
     return takeFileLock(join(dir, key), { staleMs: HOLD_STALE_MS, ...options });
   }
 
-  /** Removes the least recently used entries until the folder is within its bound. */
-  async evict(): Promise<void> {
+  /**
+   * Removes the least recently used entries until the folder is within its bound, never
+   * `written`, the entry just put: file times may tie within a clock tick, and what was just
+   * written is what its writer reads next.
+   */
+  async evict(written?: string): Promise<void> {
     const entries = await this.entries();
     let size = entries.reduce((total, e) => total + e.size, 0);
     entries.sort((a, b) => a.used - b.used);
     for (const entry of entries) {
       if (size <= this.maxBytes) break;
+      if (entry.file === written) continue;
       await rm(entry.file, { force: true });
       size -= entry.size;
     }
