@@ -29,7 +29,8 @@ const acknowledged = (findings: Finding[], named: Finding[]) =>
 
 describe('a finding id', () => {
   it('is the same for the same finding read from another file or line', () => {
-    expect(findingId({ ...pvc, file: 'b.yaml', line: 9 })).toBe(findingId(pvc));
+    const elsewhere: Finding = { ...pvc, file: 'b.yaml', line: 9 };
+    expect(findingId(elsewhere)).toBe(findingId(pvc));
   });
 
   it.each<[string, Partial<Finding>]>([
