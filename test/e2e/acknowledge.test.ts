@@ -138,11 +138,13 @@ async function storedResult(
   }
 }
 
-async function startWorld(policy: string | undefined): Promise<ServiceWorld> {
-  const world = await startServiceWorld(fleetWith(policy), { redis: false, heads: 2 });
+/** The service inline, or (`redis`) a server and a worker process on a real Redis. */
+async function startWorld(policy: string | undefined, redis = false): Promise<ServiceWorld> {
+  const world = await startServiceWorld(fleetWith(policy), { redis, heads: 2 });
   world.emulator.seedCollaborator({ owner: OWNER, repo: REPO, login: WRITER, permission: 'write' });
   world.emulator.seedCollaborator({ owner: OWNER, repo: REPO, login: READER, permission: 'read' });
   await world.start('serve');
+  if (redis) await world.start('worker');
   return world;
 }
 
@@ -157,12 +159,15 @@ async function failingHead(world: ServiceWorld): Promise<string> {
   return head;
 }
 
-describe('acknowledging a danger from the check run', () => {
+describe.each([
+  ['inline', false],
+  ['with Redis, server and worker as separate processes', true],
+])('acknowledging a danger from the check run (%s)', (_mode, redis) => {
   let world: ServiceWorld;
   let head: string;
 
   beforeAll(async () => {
-    world = await startWorld(undefined);
+    world = await startWorld(undefined, redis);
   }, 120_000);
 
   afterAll(async () => {
