@@ -99,7 +99,10 @@ export async function analyzeRevisions(start: AnalysisStart): Promise<AnalysisOu
     clock,
   };
 
-  if (revisions.base.sha === revisions.head.sha) return sameCommit(run, revisions, policy.failOn);
+  const carry = policy.acknowledgements === 'carry' ? { carryAcknowledgements: true as const } : {};
+  if (revisions.base.sha === revisions.head.sha) {
+    return { ...sameCommit(run, revisions, policy.failOn), ...carry };
+  }
 
   const rendered: RenderedPair[] = [];
   const sides: Array<RenderedSide> = [];
@@ -144,7 +147,7 @@ export async function analyzeRevisions(start: AnalysisStart): Promise<AnalysisOu
   const settled = [...(images?.values() ?? [])].every((a) => a.state === 'present');
   const place = settled ? start.place : undefined;
   if (place) {
-    const analysis = { result, failOn: policy.failOn };
+    const analysis = { result, failOn: policy.failOn, ...carry };
     await clock.time('analysis-store', () => keepAnalysis(place, analysis, sides));
   }
   result.timings = {
@@ -154,7 +157,7 @@ export async function analyzeRevisions(start: AnalysisStart): Promise<AnalysisOu
     ...(start.place ? { 'analysis-kept': 0 } : {}),
   };
   deps.logger?.debug({ timings: result.timings }, 'analysis finished');
-  return { result, failOn: policy.failOn, revisions };
+  return { result, failOn: policy.failOn, ...carry, revisions };
 }
 
 /**

@@ -45,7 +45,13 @@ export async function analyze(
     };
     result.timings = { ...clock.finish(), 'analysis-kept': 1 };
     deps.logger?.debug({ timings: result.timings }, 'analysis kept before');
-    return { result, failOn: kept.failOn, revisions };
+    const carry = kept.carryAcknowledgements;
+    return {
+      result,
+      failOn: kept.failOn,
+      ...(carry ? { carryAcknowledgements: carry } : {}),
+      revisions,
+    };
   }
   // Loaded only now: an analysis kept before is given back without the renderer, diff and
   // risk, which are most of what a process would load.

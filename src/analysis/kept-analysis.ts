@@ -45,6 +45,7 @@ const KeptResult = z.looseObject({
 const Entry = z.object({
   v: z.literal(VERSION),
   failOn: FailOn,
+  carryAcknowledgements: z.literal(true).optional(),
   /** The failures its renders were kept with (RenderedCluster.kept). */
   holds: z.array(z.string()),
   result: KeptResult,
@@ -85,6 +86,7 @@ export function keptAnalysisPlace(
 export interface KeptAnalysis {
   result: AnalysisResult;
   failOn: FailOn;
+  carryAcknowledgements?: true;
 }
 
 /** The analysis kept at `place`, while the memory holds what its renders were kept with. */
@@ -97,7 +99,8 @@ export async function readKeptAnalysis(
   if (!(await keptRendersStillHold(entry.data.holds, place.settings))) return undefined;
   // JSON holds no undefined, so what passed the schema is taken as written.
   const { result } = raw as { result: AnalysisResult };
-  return { result, failOn: entry.data.failOn };
+  const carry = entry.data.carryAcknowledgements;
+  return { result, failOn: entry.data.failOn, ...(carry ? { carryAcknowledgements: carry } : {}) };
 }
 
 /**
@@ -120,6 +123,7 @@ export async function keepAnalysis(
   const entry = {
     v: VERSION,
     failOn: analysis.failOn,
+    ...(analysis.carryAcknowledgements ? { carryAcknowledgements: true } : {}),
     holds: [...holds].sort(),
     result: { ...analysis.result, timings: {} },
   };

@@ -63,6 +63,8 @@ export interface AnalysisOutcome {
   result: AnalysisResult;
   /** The level at which the base's policy fails the review (the gate's threshold). */
   failOn: FailOn;
+  /** The base's policy lets an acknowledgement carry to later heads of the PR. */
+  carryAcknowledgements?: true;
   revisions: ResolvedRevisions;
 }
 

@@ -10,6 +10,16 @@ export interface RepoRef {
   repo: string;
 }
 
+/** A button on a check run (GitHub's requested action); pressing it sends a check_run event. */
+export interface CheckRunAction {
+  /** At most 20 characters. */
+  label: string;
+  /** At most 40 characters. */
+  description: string;
+  /** At most 20 characters: what the event's requested_action.identifier says. */
+  identifier: string;
+}
+
 interface CheckRunTarget extends RepoRef {
   headSha: string;
   /** The check run's name: GitHub shows the newest run of each name on a commit. */
@@ -28,7 +38,13 @@ export type CheckRunInput = CheckRunTarget &
         /** A run of this head already completed stays as it is instead of a new one opening. */
         keepCompleted?: boolean;
       }
-    | { status: 'completed'; conclusion: CheckRunConclusion; output: CheckRunOutput }
+    | {
+        status: 'completed';
+        conclusion: CheckRunConclusion;
+        output: CheckRunOutput;
+        /** The buttons the run offers; a run written without them offers none. */
+        actions?: readonly CheckRunAction[];
+      }
   );
 
 export interface CheckRunOutcome {
@@ -103,6 +119,11 @@ export interface ForgeWriter {
   findComment(target: CommentTarget): Promise<FoundComment | undefined>;
   addReaction(input: RepoRef & { commentId: number; content: ReactionContent }): Promise<void>;
   getPull(input: RepoRef & { pullNumber: number }): Promise<PullInfo>;
+  /**
+   * Whether `login` may push to the repository (admin, maintain or write). Only forges
+   * whose events can come from someone the payload does not vouch for have it (GitHub).
+   */
+  mayWrite?(input: RepoRef & { login: string }): Promise<boolean>;
 }
 
 /**

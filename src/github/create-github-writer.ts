@@ -9,6 +9,7 @@ import { ensureStatus } from './ensure-status.js';
 import { getPull, listOpenPulls } from './get-pull.js';
 import { toGitHubError } from './github-error.js';
 import { listInstallationRepos } from './list-installation-repos.js';
+import { mayWrite } from './may-write.js';
 import type { GitHubWriter, WriterContext } from './types.js';
 
 export function createGitHubWriter(ctx: WriterContext, secrets: readonly string[]): GitHubWriter {
@@ -28,6 +29,7 @@ export function createGitHubWriter(ctx: WriterContext, secrets: readonly string[
     findComment: guarded(findComment),
     addReaction: guarded(addReaction),
     getPull: guarded(getPull),
+    mayWrite: guarded(mayWrite),
     listOpenPulls: guarded(listOpenPulls),
     listInstallationRepos: guarded(listInstallationRepos),
   };

@@ -66,7 +66,11 @@ function requestBody(input: CheckRunInput, annotations: CheckRunAnnotation[]) {
   return {
     status: input.status,
     ...(input.status === 'completed'
-      ? { conclusion: input.conclusion, completed_at: now }
+      ? {
+          conclusion: input.conclusion,
+          completed_at: now,
+          ...(input.actions === undefined ? {} : { actions: input.actions.map((a) => ({ ...a })) }),
+        }
       : { started_at: now }),
     ...(input.output === undefined ? {} : { output: outputWith(input.output, annotations) }),
     ...(input.detailsUrl === undefined ? {} : { details_url: input.detailsUrl }),

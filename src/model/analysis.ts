@@ -14,6 +14,18 @@ export interface RevisionRef {
   sha: string;
 }
 
+/** Who acknowledged which findings (by findingId), and when. */
+export interface Acknowledgement {
+  /** The GitHub login that pressed the check run's button. */
+  by: string;
+  /** ISO time the acknowledgement was given. */
+  at: string;
+  /** findingId of each finding acknowledged, sorted. */
+  findings: string[];
+  /** The head it was given on, when it carried over from there (policy `acknowledgements: carry`). */
+  carriedFrom?: string;
+}
+
 export interface AnalysisError extends RenderError {
   cluster: string;
   side: 'base' | 'head';
@@ -99,6 +111,11 @@ export interface AnalysisResult {
   files?: ChangedFiles;
   /** Where the full report lives, when known (the service sets it). */
   reportUrl?: string;
+  /**
+   * Someone with write access acknowledged the findings that fail the check (the check
+   * run's requested action): the check is then neutral. The service sets it.
+   */
+  acknowledgement?: Acknowledgement;
   /** Milliseconds per step; the only non-deterministic part. */
   timings: Record<string, number>;
 }

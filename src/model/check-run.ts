@@ -25,3 +25,9 @@ export interface CheckRunOutput {
   /** Any number: they are sent 50 per request, as GitHub requires. */
   annotations?: readonly CheckRunAnnotation[];
 }
+
+/**
+ * The identifier of the failing check run's "Acknowledge findings" button: review/ offers
+ * it, and the server knows the check_run event of its press by it.
+ */
+export const ACKNOWLEDGE_ACTION_ID = 'acknowledge';

@@ -55,6 +55,7 @@ function policySchema(knownRules: ReadonlySet<string>) {
     failOn: FailOn.optional(),
     inClusterSources: z.enum(['assume', 'fail']).optional(),
     checkImages: z.boolean().optional(),
+    acknowledgements: z.enum(['head', 'carry']).optional(),
     clusters: z
       .array(z.strictObject({ name: nonEmpty, path: repoPath }))
       .superRefine((clusters, ctx) => {
@@ -148,6 +149,7 @@ function toPolicy(file: PolicyFile): Policy {
     // Only when written: absent reads as `assume`.
     ...(file.inClusterSources !== undefined ? { inClusterSources: file.inClusterSources } : {}),
     ...(file.checkImages === true ? { checkImages: true } : {}),
+    ...(file.acknowledgements !== undefined ? { acknowledgements: file.acknowledgements } : {}),
   };
 }
 

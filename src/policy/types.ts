@@ -25,6 +25,13 @@ export interface Policy {
    * something other than a chart, so it is off unless the repository asks. Absent: off.
    */
   checkImages?: true;
+  /**
+   * How long an acknowledgement of failing findings (the check run's "Acknowledge findings")
+   * lasts: `head`, only on the commit it was given on, so every push asks again; `carry`,
+   * on later heads of the same PR while they fail with findings already acknowledged.
+   * Absent: `head`.
+   */
+  acknowledgements?: 'head' | 'carry';
 }
 
 export const DEFAULT_POLICY: Policy = {

@@ -26,6 +26,7 @@ export const ReviewReason = z.enum([
   'comment-command',
   'api',
   'resync',
+  'acknowledge',
 ]);
 export type ReviewReason = z.infer<typeof ReviewReason>;
 
@@ -50,6 +51,12 @@ export const ReviewJob = z
      * head-SHA rule and replaces the stored result.
      */
     explicit: z.boolean(),
+    /**
+     * Someone pressed the check run's "Acknowledge findings": the review of `headSha`
+     * records who acknowledged its failing findings, once the worker has checked that
+     * they may push to the repository (the event does not say).
+     */
+    acknowledge: z.object({ login: z.string().min(1).max(100), at: z.string() }).optional(),
     /** X-GitHub-Delivery of the event that caused it, for logs. */
     deliveryId: z.string().max(100).optional(),
     /** ISO time the server accepted it. */

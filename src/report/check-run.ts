@@ -13,6 +13,7 @@ import {
   levelRank,
 } from '../model/index.js';
 import { gate } from '../risk/index.js';
+import { acknowledgementSection, isAcknowledged } from './acknowledgement.js';
 import { clipText, oneLine } from './clip-text.js';
 import { displaySafe } from './display-text.js';
 import { groupChanges } from './group-changes.js';
@@ -48,11 +49,12 @@ const ANNOTATION_LEVEL: Record<Level, CheckRunAnnotation['annotation_level']> = 
 /**
  * failure: the gate fails (a finding at or above `failOn`, the same decision as the CLI's
  * exit code); neutral: a finding above info that does not fail, or a changed producer that
- * could not be rendered (unassessed: what was not looked at cannot pass); success otherwise.
+ * could not be rendered (unassessed: what was not looked at cannot pass), or a failing gate
+ * whose findings someone with write access acknowledged; success otherwise.
  */
 export function checkRunConclusion(result: AnalysisResult, failOn: FailOn): CheckRunConclusion {
   const { failed, highest } = gate(result.findings, failOn);
-  if (failed) return 'failure';
+  if (failed) return isAcknowledged(result, failOn) ? 'neutral' : 'failure';
   if (unassessedCount(result) > 0) return 'neutral';
   return levelRank(highest) > levelRank('info') ? 'neutral' : 'success';
 }
@@ -63,15 +65,20 @@ function unassessedCount(result: AnalysisResult): number {
   return Math.max(listed, result.verdict.unassessed ?? 0);
 }
 
-export function renderCheckRun(result: AnalysisResult, failOn: FailOn): RenderedCheckRun {
-  result = displaySafe(result);
+export function renderCheckRun(raw: AnalysisResult, failOn: FailOn): RenderedCheckRun {
+  // Finding ids are of the findings as found, before display cleaning.
+  const conclusion = checkRunConclusion(raw, failOn);
+  const result = displaySafe(raw);
   const groups = groupChanges(result);
   const max = CHECK_RUN_MAX_CHARS;
   const link = omissionFooter({ objects: 0, producers: 0, cut: 0 }, result.reportUrl);
-  const summaryBody = renderMarkdownSummary(result, {
-    budget: max - link.length,
-    listShare: 1 / 2,
-  });
+  const acknowledged = acknowledgementSection(result);
+  const summaryBody =
+    acknowledged +
+    renderMarkdownSummary(result, {
+      budget: max - link.length - acknowledged.length,
+      listShare: 1 / 2,
+    });
   const persisting = persistingSection(result, max - link.length - summaryBody.length);
   const summary = `${(summaryBody + persisting + link).trimEnd()}\n`;
   const reserve = omissionFooter(worstOmission(groups), result.reportUrl).length;
@@ -86,7 +93,7 @@ export function renderCheckRun(result: AnalysisResult, failOn: FailOn): Rendered
     MAX_TITLE,
   );
   return {
-    conclusion: checkRunConclusion(result, failOn),
+    conclusion,
     title,
     summary: summary.length <= max ? summary : minimalMarkdown(result, max),
     text,

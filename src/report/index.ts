@@ -3,6 +3,7 @@
  * check run, JSON, terminal text and an HTML page. Pure and deterministic; it must not
  * render, diff, judge or publish, and it only ever sees redacted data.
  */
+export { failingFindingIds } from './acknowledgement.js';
 export { renderCheckRun } from './check-run.js';
 export { displayText } from './display-text.js';
 export { renderHtml } from './html.js';

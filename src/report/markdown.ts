@@ -5,6 +5,7 @@
  * broke nor fixed; always within GitHub's comment size limit.
  */
 import type { AnalysisResult } from '../model/index.js';
+import { acknowledgementSection } from './acknowledgement.js';
 import { clipText, oneLine } from './clip-text.js';
 import { displaySafe, displayText } from './display-text.js';
 import { escapeMarkdown } from './escape-markdown.js';
@@ -36,8 +37,13 @@ export function renderMarkdown(raw: AnalysisResult, opts: MarkdownOptions = {}):
   const groups = groupChanges(result);
   const reserve = omissionFooter(worstOmission(groups), result.reportUrl).length;
   const unrendered = renderMarkdownUnrendered(result, Math.floor(max / 8));
+  const acknowledged = acknowledgementSection(result);
   const summary =
-    renderMarkdownSummary(result, { budget: max - reserve - unrendered.length, listShare: 1 / 3 }) +
+    acknowledged +
+    renderMarkdownSummary(result, {
+      budget: max - reserve - unrendered.length - acknowledged.length,
+      listShare: 1 / 3,
+    }) +
     unrendered;
   const persisting = persistingSection(
     result,

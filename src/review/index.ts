@@ -3,7 +3,12 @@
  * one place whether a failure is retried, given up and reported, or dropped as cancelled.
  * It must not parse webhooks, read the environment or know which queue runs it.
  */
-export { CHECK_RUN_NAME, COMMENT_MARKER, stickyCommentBody } from './publish.js';
+export {
+  ACKNOWLEDGE_ACTION,
+  CHECK_RUN_NAME,
+  COMMENT_MARKER,
+  stickyCommentBody,
+} from './publish.js';
 export type {
   ReviewDeps,
   ReviewForge,

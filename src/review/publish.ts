@@ -2,8 +2,15 @@
  * Writing a review back: the check run (a GitHub App) or commit status (a token, and every
  * other forge), and the sticky comment. Every write is an upsert, so a retried job lands once.
  */
-import type { AnalysisResult, CheckRunConclusion, CheckRunOutput, FailOn } from '../model/index.js';
+import {
+  ACKNOWLEDGE_ACTION_ID,
+  type AnalysisResult,
+  type CheckRunConclusion,
+  type CheckRunOutput,
+  type FailOn,
+} from '../model/index.js';
 import { MARKDOWN_MAX_CHARS, renderCheckRun, renderMarkdown } from '../report/index.js';
+import type { CheckRunAction } from '../forges/index.js';
 import type { Target } from './types.js';
 
 /**
@@ -14,6 +21,16 @@ export const CHECK_RUN_NAME = 'fluxlens';
 /** Hidden in the comment body; with our own authorship it finds the sticky comment. */
 export const COMMENT_MARKER = '<!-- fluxlens:review -->';
 const STATUS_CONTEXT = 'fluxlens';
+
+/**
+ * The button a failing check run offers (GitHub: label at most 20 characters, description
+ * 40, identifier 20).
+ */
+export const ACKNOWLEDGE_ACTION = {
+  label: 'Acknowledge findings',
+  description: 'Accept them: the check turns neutral',
+  identifier: ACKNOWLEDGE_ACTION_ID,
+} as const;
 
 /**
  * The sticky comment's body, the service's and the Action's alike: the marker first, then
@@ -62,6 +79,7 @@ export async function publishResult(
     summary: run.summary,
     text: run.text,
     annotations: run.annotations,
+    ...(run.conclusion === 'failure' ? { actions: [ACKNOWLEDGE_ACTION] } : {}),
     ...(result.reportUrl !== undefined ? { detailsUrl: result.reportUrl } : {}),
   });
   const { writer, pull, settings } = target;
@@ -84,11 +102,11 @@ export async function publishResult(
 export async function publishConclusion(
   target: Target,
   conclusion: CheckRunConclusion,
-  output: CheckRunOutput & { detailsUrl?: string },
+  output: CheckRunOutput & { detailsUrl?: string; actions?: readonly CheckRunAction[] },
 ): Promise<void> {
   const { writer, pull, headSha, settings } = target;
   const repo = { owner: pull.owner, repo: pull.repo };
-  const { detailsUrl, ...checkOutput } = output;
+  const { detailsUrl, actions, ...checkOutput } = output;
   if (settings.mode === 'app' && writer.ensureCheckRun !== undefined) {
     await writer.ensureCheckRun({
       ...repo,
@@ -98,6 +116,7 @@ export async function publishConclusion(
       conclusion,
       output: checkOutput,
       ...(detailsUrl !== undefined ? { detailsUrl } : {}),
+      ...(actions !== undefined ? { actions } : {}),
     });
     return;
   }

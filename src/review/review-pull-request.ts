@@ -6,7 +6,8 @@ import { analyze, parseAnalysisRequest, type AnalysisOutcome } from '../analysis
 import { ensureMirror, resolveRevision } from '../git/index.js';
 import type { ForgeWriter } from '../forges/index.js';
 import type { JobContext, ReviewJob } from '../queue/index.js';
-import { forgeOf } from '../model/index.js';
+import { type Acknowledgement, forgeOf } from '../model/index.js';
+import { failingFindingIds, parseAnalysisResult } from '../report/index.js';
 import { signReportUrl } from '../report-link.js';
 import { forgeFor, type ForgeOfPull } from './forge-for.js';
 import { reportSkipped } from './report-skipped.js';
@@ -76,7 +77,9 @@ async function review(
     });
     return;
   }
-  await publishStarted(target, ctx.attempt > 1);
+  if (job.acknowledge !== undefined && !(await mayAcknowledge(run, job.acknowledge.login))) return;
+  // An acknowledgement rewrites the run it was given on rather than opening a new one.
+  await publishStarted(target, ctx.attempt > 1 || job.acknowledge !== undefined);
   const outcome = await analyzeHead({ ...job, installationId }, run, { head, forge }, now);
   // A newer head or a closed PR took over while this one ran: it must not publish.
   if (ctx.signal.aborted || !(await ctx.isCurrent())) return;
@@ -89,6 +92,8 @@ async function review(
   }
   const publishStart = now();
   const result = withReportLink(outcome.result, job, deps);
+  const acknowledgement = await acknowledgementFor(run, outcome);
+  if (acknowledgement !== undefined) result.acknowledgement = acknowledgement;
   await publishResult(target, result, outcome.failOn);
   await deps.results.put(job.pull, head.headSha, JSON.stringify(result));
   deps.metrics?.stage('publish', now() - publishStart, forgeOf(job.pull));
@@ -98,6 +103,49 @@ async function review(
     forgeOf(job.pull),
   );
   log.info({ verdict: result.verdict.level }, 'review published');
+}
+
+/**
+ * The event does not say whether the one who pressed the button may push: the forge is
+ * asked, as a comment command's author association would have told. Refused, nothing changes.
+ */
+async function mayAcknowledge({ job, target, log }: Run, login: string): Promise<boolean> {
+  const may =
+    target.writer.mayWrite !== undefined &&
+    (await target.writer.mayWrite({ owner: job.pull.owner, repo: job.pull.repo, login }));
+  if (!may) log.info({ login }, 'acknowledgement refused, no write access');
+  return may;
+}
+
+/**
+ * The acknowledgement this head's result carries: the one just given (every finding that
+ * fails the gate), the one this head already had, or, when the base's policy lets them
+ * carry, the previous head's, while every failing finding is one it named.
+ */
+async function acknowledgementFor(
+  { job, deps, target, log }: Run,
+  outcome: AnalysisOutcome,
+): Promise<Acknowledgement | undefined> {
+  const failing = failingFindingIds(outcome.result, outcome.failOn);
+  if (failing.length === 0) return undefined;
+  if (job.acknowledge !== undefined) {
+    log.info({ login: job.acknowledge.login, findings: failing }, 'findings acknowledged');
+    return { by: job.acknowledge.login, at: job.acknowledge.at, findings: failing };
+  }
+  const stored = await deps.results.get(job.pull);
+  if (stored === undefined) return undefined;
+  let previous: Acknowledgement | undefined;
+  try {
+    previous = parseAnalysisResult(stored.resultJson).acknowledgement;
+  } catch {
+    return undefined;
+  }
+  if (previous === undefined) return undefined;
+  if (stored.headSha === target.headSha) return previous;
+  if (outcome.carryAcknowledgements !== true) return undefined;
+  const named = new Set(previous.findings);
+  if (!failing.every((id) => named.has(id))) return undefined;
+  return { ...previous, carriedFrom: previous.carriedFrom ?? stored.headSha };
 }
 
 interface PullHead {

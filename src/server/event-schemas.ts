@@ -65,7 +65,12 @@ export const CheckRunEvent = z.object({
     app: App,
     pull_requests: z.array(CheckPull).max(100),
   }),
+  /** Set on `requested_action`: which of the run's buttons was pressed. */
+  requested_action: z.object({ identifier: z.string().max(100) }).nullish(),
+  /** Who pressed it (or re-requested the run). */
+  sender: z.object({ login: z.string().min(1).max(100), type: z.string().max(40) }).optional(),
 });
+export type CheckRunEvent = z.infer<typeof CheckRunEvent>;
 
 export const CheckSuiteEvent = z.object({
   action: z.string(),

@@ -3,7 +3,7 @@
  * the event name, its payload and the settings, so every rule is a row in a table test.
  */
 import type { z } from 'zod';
-import { optional, repositoryKey } from '../model/index.js';
+import { ACKNOWLEDGE_ACTION_ID, optional, repositoryKey } from '../model/index.js';
 import type { PullRef, ReviewJob, ReviewReason } from '../queue/index.js';
 import {
   type CheckPull,
@@ -39,12 +39,7 @@ export function jobForEvent(
     case 'pull_request':
       return parsed(PullRequestEvent, payload, (p) => forPullRequest(p, settings));
     case 'check_run':
-      return parsed(CheckRunEvent, payload, (p) => {
-        if (p.action !== 'rerequested') return ignore(`check_run ${p.action}`);
-        if (p.check_run.name !== settings.checkRunName) return ignore('check run of another name');
-        if (!ourApp(p.check_run.app, settings)) return ignore('check run of another app');
-        return forCheckPulls(p.repository, p.installation, p.check_run.pull_requests, settings);
-      });
+      return parsed(CheckRunEvent, payload, (p) => forCheckRun(p, settings));
     case 'check_suite':
       return parsed(CheckSuiteEvent, payload, (p) => {
         if (p.action !== 'rerequested') return ignore(`check_suite ${p.action}`);
@@ -109,11 +104,35 @@ function forPullRequest(p: PullRequestEvent, settings: EventSettings): EventDeci
   };
 }
 
+function forCheckRun(p: CheckRunEvent, settings: EventSettings): EventDecision {
+  const pressed = p.action === 'requested_action';
+  if (p.action !== 'rerequested' && !pressed) return ignore(`check_run ${p.action}`);
+  if (p.check_run.name !== settings.checkRunName) return ignore('check run of another name');
+  if (!ourApp(p.check_run.app, settings)) return ignore('check run of another app');
+  if (!pressed) {
+    return forCheckPulls(p.repository, p.installation, p.check_run.pull_requests, settings);
+  }
+  if (p.requested_action?.identifier !== ACKNOWLEDGE_ACTION_ID) {
+    return ignore('requested action of another identifier');
+  }
+  if (p.sender === undefined) return ignore('requested action without a sender');
+  if (p.sender.type === 'Bot' || p.sender.login.toLowerCase().endsWith('[bot]')) {
+    return ignore('acknowledgement from a bot');
+  }
+  // Whether the sender may push is asked of GitHub by the worker: the payload does not say.
+  const acknowledge = { login: p.sender.login, at: settings.requestedAt };
+  return forCheckPulls(p.repository, p.installation, p.check_run.pull_requests, settings, {
+    reason: 'acknowledge',
+    acknowledge,
+  });
+}
+
 function forCheckPulls(
   repository: Repository,
   installation: { id: number } | undefined,
   pulls: CheckPull[],
   settings: EventSettings,
+  why: Pick<ReviewJob, 'reason' | 'acknowledge'> = { reason: 'check-rerequested' },
 ): EventDecision {
   if (!allowed(repository, settings)) return ignore('repository not in allowlist');
   // GitHub lists only PRs whose head lives in this repository; the filter is for safety.
@@ -124,7 +143,7 @@ function forCheckPulls(
       ...jobBase(pullOf(repository, pr.number), installation?.id, settings),
       headSha: pr.head.sha,
       baseRef: pr.base.ref,
-      reason: 'check-rerequested',
+      ...why,
       explicit: true,
     }),
   );

@@ -9,7 +9,7 @@ import {
   type Fixture,
   useFixtures,
 } from '../support/github-fixture.js';
-import { CHECK_RUN_NAME as NAME } from '../../src/review/index.js';
+import { ACKNOWLEDGE_ACTION, CHECK_RUN_NAME as NAME } from '../../src/review/index.js';
 
 const fixtures = useFixtures();
 
@@ -190,5 +190,50 @@ describe('ensureStatus', () => {
     });
     expect(status?.description).toHaveLength(140);
     expect(status?.description?.endsWith('…')).toBe(true);
+  });
+
+  it('offers the buttons it is given on a completed run', async () => {
+    const { emulator, client } = await appFixture();
+    emulator.expect('GET', LIST);
+    emulator.expect('POST', RUNS);
+    await client
+      .forInstallation(INSTALLATION_ID)
+      .ensureCheckRun({ ...completed, conclusion: 'failure', actions: [ACKNOWLEDGE_ACTION] });
+    expect(emulator.state().checkRuns[0]?.actions).toEqual([ACKNOWLEDGE_ACTION]);
+  });
+
+  it('has a button GitHub refuses (a label over 20 characters) refused as a permanent error', async () => {
+    const { emulator, client } = await appFixture();
+    emulator.expect('GET', LIST);
+    emulator.expect('POST', RUNS);
+    emulator.refuse('POST', RUNS);
+    const err = await client
+      .forInstallation(INSTALLATION_ID)
+      .ensureCheckRun({
+        ...completed,
+        actions: [{ ...ACKNOWLEDGE_ACTION, label: 'Acknowledge every finding' }],
+      })
+      .catch((e: unknown) => e);
+    expect(err).toMatchObject({ status: 422 });
+    expect(classify(err)).toBe('usage');
+    expect(emulator.state().checkRuns).toEqual([]);
+  });
+});
+
+describe('mayWrite', () => {
+  it('tells someone who may push from someone who may only read', async () => {
+    const { emulator, client } = await appFixture();
+    emulator.seedCollaborator({ ...REPO, login: 'maintainer', permission: 'admin' });
+    emulator.seedCollaborator({ ...REPO, login: 'dev', permission: 'write' });
+    emulator.seedCollaborator({ ...REPO, login: 'watcher', permission: 'read' });
+    emulator.expect('GET', '/repos/acme/gitops/collaborators/:username/permission', 4);
+    const writer = client.forInstallation(INSTALLATION_ID);
+    const may = (login: string) => writer.mayWrite?.({ ...REPO, login });
+    expect(await Promise.all(['maintainer', 'dev', 'watcher', 'stranger'].map(may))).toEqual([
+      true,
+      true,
+      false,
+      false,
+    ]);
   });
 });

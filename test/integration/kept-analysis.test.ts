@@ -86,7 +86,12 @@ function configMap(name: string, data: Record<string, string>): object {
  * app. `base`, then `head` (a ConfigMap and a Secret of prod changed) and `other` (another
  * ConfigMap value).
  */
-function repository(): { repo: TestRepo; base: string; head: string; other: string } {
+function repository(policy?: string): {
+  repo: TestRepo;
+  base: string;
+  head: string;
+  other: string;
+} {
   const secret = (value: string) => ({
     apiVersion: 'v1',
     kind: 'Secret',
@@ -119,6 +124,7 @@ function repository(): { repo: TestRepo; base: string; head: string; other: stri
       ),
       'apps/app-1/kustomization.yaml': 'resources:\n  - config.yaml\n',
       'apps/app-1/config.yaml': yaml(configMap('app-1', { size: 'small' })),
+      ...(policy === undefined ? {} : { '.fluxlens.yaml': policy }),
     },
     { git: true },
   );
@@ -210,6 +216,20 @@ describe('an analysis asked for again', () => {
     expect(named.result.timings['analysis-kept']).toBe(1);
     expect([named.result.base.rev, named.result.head.rev]).toEqual(['main', 'feature']);
     expect(named.result.head.sha).toBe(first.result.head.sha);
+  });
+
+  it("gives back the base policy's acknowledgements: carry with the analysis it kept", async () => {
+    const { repo, base, head } = repository('acknowledgements: carry\n');
+    const on = machine();
+    down = true;
+    const deps = { runner: testRunner(), machine: on };
+    const first = await analyze(request(repo, base, head), deps);
+    const again = await analyze(request(repo, base, head), deps);
+    expect(again.result.timings['analysis-kept']).toBe(1);
+    expect([first.carryAcknowledgements, again.carryAcknowledgements]).toEqual([true, true]);
+    const plain = repository();
+    const without = await analyze(request(plain.repo, plain.base, plain.head), deps);
+    expect(without.carryAcknowledgements).toBeUndefined();
   });
 
   it.each<[string, (r: AnalysisRequest, on: { other: string }) => AnalysisRequest]>([

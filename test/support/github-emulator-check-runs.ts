@@ -18,6 +18,9 @@ import {
 
 const MAX_OUTPUT_FIELD = 65535;
 const MAX_ANNOTATIONS = 50;
+/** GitHub's limits on requested actions: three per run, and the length of each field. */
+const MAX_ACTIONS = 3;
+const ACTION_LIMITS = { label: 20, description: 40, identifier: 20 } as const;
 const CHECK_STATUSES = ['queued', 'in_progress', 'completed'];
 
 function parseAnnotation(value: unknown): EmulatedAnnotation | undefined {
@@ -36,6 +39,39 @@ function parseAnnotation(value: unknown): EmulatedAnnotation | undefined {
     message,
     ...(title === undefined ? {} : { title }),
   };
+}
+
+/** The run's requested actions from a body, or a refusal as GitHub words it. */
+function parseActions(value: unknown): EmulatedCheckRun['actions'] | RouteResult {
+  const raw = Array.isArray(value) ? value : [];
+  if (raw.length > MAX_ACTIONS) {
+    return validationFailed('CheckRun', 'actions', `at most ${MAX_ACTIONS} actions`);
+  }
+  const actions: EmulatedCheckRun['actions'] = [];
+  for (const item of raw) {
+    const a = record(item);
+    const fields = {
+      label: text(a?.label),
+      description: text(a?.description),
+      identifier: text(a?.identifier),
+    };
+    for (const [field, max] of Object.entries(ACTION_LIMITS)) {
+      const v = fields[field as keyof typeof fields];
+      if (v === undefined || v === '' || v.length > max) {
+        return validationFailed(
+          'CheckRun',
+          `actions.${field}`,
+          `${field} must be 1 to ${max} characters`,
+        );
+      }
+    }
+    actions.push({
+      label: fields.label ?? '',
+      description: fields.description ?? '',
+      identifier: fields.identifier ?? '',
+    });
+  }
+  return actions;
 }
 
 /** Applies a create or update body to `run`; a RouteResult when GitHub would refuse it. */
@@ -89,6 +125,11 @@ function applyCheckRunBody(
     annotations = parsed.filter((a) => a !== undefined);
     run.output = { title, summary, text: outText ?? null };
   }
+  if (body.actions !== undefined) {
+    const actions = parseActions(body.actions);
+    if (!Array.isArray(actions)) return actions;
+    run.actions = actions;
+  }
   run.status = nextStatus;
   if (conclusion !== undefined) run.conclusion = conclusion;
   if (body.details_url !== undefined) run.details_url = text(body.details_url) ?? null;
@@ -131,6 +172,7 @@ export const checkRunRoutes: Route[] = [
         external_id: null,
         output: { title: null, summary: null, text: null },
         annotations: [],
+        actions: [],
         writes: 0,
       };
       const refused = applyCheckRunBody(run, ctx.body);

@@ -28,6 +28,23 @@ export function userJson(login: string, type: 'User' | 'Bot' = 'User'): Json {
   return { ...githubExample('simple-user'), login, type, html_url: `${WEB}/${login}` };
 }
 
+/** GET .../collaborators/{username}/permission: GitHub's repository-collaborator-permission. */
+export function collaboratorPermissionJson(login: string, permission: string): Json {
+  const example = githubExample(
+    'repository-collaborator-permission-response-if-user-has-admin-permissions',
+  );
+  const roles: Record<string, string> = { admin: 'admin', write: 'write', read: 'read' };
+  const role = roles[permission] ?? 'none';
+  const user = example.user;
+  const isUser = typeof user === 'object' && user !== null;
+  return {
+    ...example,
+    permission,
+    role_name: role,
+    user: isUser ? { ...user, login, role_name: role, html_url: `${WEB}/${login}` } : null,
+  };
+}
+
 /** An App as GitHub's integration (GET /app, and `performed_via_github_app`). */
 export function appJson(app: { id: number; slug: string }): Json {
   return {
@@ -123,6 +140,7 @@ export function checkRunJson(run: EmulatedCheckRun, appSlug: string, apiUrl: str
     external_id: run.external_id,
     app: appJson({ id: run.app_id, slug: appSlug }),
     pull_requests: [],
+    ...(run.actions.length > 0 ? { actions: run.actions } : {}),
     output: {
       ...run.output,
       annotations_count: run.annotations.length,

@@ -5,6 +5,7 @@
  */
 import {
   appJson,
+  collaboratorPermissionJson,
   installationJson,
   installationRepoJson,
   installationTokenJson,
@@ -136,6 +137,18 @@ export const readRoutes: Route[] = [
       const name = `${ctx.params.owner}/${ctx.params.repo}`;
       const found = ctx.state.installations.find((i) => i.repositories.includes(name));
       return found ? { status: 200, body: installationJson(found) } : errorResult(404, 'Not Found');
+    },
+  },
+  {
+    method: 'GET',
+    pattern: '/repos/:owner/:repo/collaborators/:username/permission',
+    auth: 'repo',
+    handle: (ctx) => {
+      const { owner, repo, username } = ctx.params;
+      const key = `${owner ?? ''}/${repo ?? ''}/${username ?? ''}`.toLowerCase();
+      // GitHub answers a login it does not know with 404; anyone else without a grant reads.
+      const permission = ctx.state.collaborators[key] ?? 'read';
+      return { status: 200, body: collaboratorPermissionJson(username ?? '', permission) };
     },
   },
   {

@@ -63,6 +63,8 @@ export interface EmulatedCheckRun {
   external_id: string | null;
   output: { title: string | null; summary: string | null; text: string | null };
   annotations: EmulatedAnnotation[];
+  /** The buttons the run offers (requested actions); each write that names them replaces them. */
+  actions: Array<{ label: string; description: string; identifier: string }>;
   /** Requests that created or updated the run, in order. */
   writes: number;
 }
@@ -108,6 +110,11 @@ export interface EmulatorState {
   statuses: EmulatedStatus[];
   comments: EmulatedComment[];
   reactions: EmulatedReaction[];
+  /**
+   * Each collaborator's permission, by `owner/repo/login` (lower-case): admin, write, read
+   * or none (GitHub's `permission` field: maintain reads as write, triage as read).
+   */
+  collaborators: Record<string, string>;
   /** How many installation tokens were issued, per installation id. */
   tokensIssued: Record<string, number>;
   requests: RecordedRequest[];
@@ -121,6 +128,7 @@ export function emptyState(): EmulatorState {
     statuses: [],
     comments: [],
     reactions: [],
+    collaborators: {},
     tokensIssued: {},
     requests: [],
   };

@@ -79,6 +79,13 @@ export interface GitHubEmulator {
   seedInstallation(installation: { id: number; account?: string; repositories: string[] }): void;
   /** Adds a pull, or replaces the one with the same repository and number. */
   seedPull(pull: PullSeed): void;
+  /** `login`'s permission on the repository (admin, write, read); anyone else reads. */
+  seedCollaborator(collaborator: {
+    owner: string;
+    repo: string;
+    login: string;
+    permission: 'admin' | 'write' | 'read';
+  }): void;
   /** A comment by someone (a person or another bot); returns its id. */
   seedComment(comment: SeedComment): number;
   /**
@@ -343,6 +350,9 @@ export async function startGitHubEmulator(
         (p) => !(p.owner === seeded.owner && p.repo === seeded.repo && p.number === seeded.number),
       );
       state.pulls.push(seeded);
+    },
+    seedCollaborator: ({ owner, repo, login, permission }) => {
+      state.collaborators[`${owner}/${repo}/${login}`.toLowerCase()] = permission;
     },
     seedComment: ({ authorType, viaApp, ...comment }) => {
       const now = new Date().toISOString();

@@ -20,7 +20,7 @@ export const OWNER = 'home-ops';
 export const REPO = 'fleet';
 export const PULL = 7;
 export const INSTALLATION = 4242;
-const APP_ID = 1001;
+export const APP_ID = 1001;
 
 export interface ServiceProcess {
   readonly output: () => string;

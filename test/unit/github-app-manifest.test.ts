@@ -92,6 +92,11 @@ const CALL_NEEDS: Record<string, CallNeed> = {
   'reactions.createForIssueComment': { permission: 'pull_requests', access: 'write' },
   // git fetch of the base branch and refs/pull/N/head (src/git/).
   'git fetch': { permission: 'contents', access: 'read' },
+  // Whether the one who pressed "Acknowledge findings" may push (src/github/may-write.ts).
+  'GET /repos/{owner}/{repo}/collaborators/{username}/permission': {
+    permission: 'metadata',
+    access: 'read',
+  },
   'GET /app': { by: 'app-jwt' },
   'GET /repos/{owner}/{repo}/installation': { by: 'app-jwt' },
   'apps.listReposAccessibleToInstallation': { by: 'installation-token' },

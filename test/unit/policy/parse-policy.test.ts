@@ -247,3 +247,19 @@ describe('the README policy example', () => {
     expect(policy.clusters.map((c) => c.name)).toEqual(['prod', 'staging']);
   });
 });
+
+describe('the acknowledgements policy key', () => {
+  it.each([
+    ['acknowledgements: carry\n', 'carry'],
+    ['acknowledgements: head\n', 'head'],
+    ['failOn: caution\n', undefined],
+  ])('reads %j as %s (absent: an acknowledgement holds for its head only)', (text, expected) => {
+    expect(parsePolicy(text, RULE_IDS).acknowledgements).toBe(expected);
+  });
+
+  it('refuses any other word, naming the key', () => {
+    expect(() => parsePolicy('acknowledgements: forever\n', RULE_IDS)).toThrow(
+      '.fluxlens.yaml: acknowledgements: must be one of head, carry, got string "forever"',
+    );
+  });
+});

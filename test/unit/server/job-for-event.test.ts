@@ -35,6 +35,18 @@ function checkRun(...edits: [string, unknown][]): Payload {
   return payload;
 }
 
+/** A press of our failing check run's "Acknowledge findings" (GitHub's requested_action example). */
+function pressed(...edits: [string, unknown][]): Payload {
+  const payload = example('check_run', 'requested_action');
+  set(payload, 'check_run.name', 'fluxlens');
+  set(payload, 'requested_action', { identifier: 'acknowledge' });
+  const suite = example('check_suite', 'rerequested');
+  set(payload, 'repository', get(suite, 'repository'));
+  set(payload, 'check_run.pull_requests', get(suite, 'check_suite.pull_requests'));
+  for (const [path, value] of edits) set(payload, path, value);
+  return payload;
+}
+
 function checkSuitePulls(): unknown {
   return get(example('check_suite', 'rerequested'), 'check_suite.pull_requests');
 }
@@ -207,6 +219,37 @@ const rows: Row[] = [
     event: 'check_run',
     payload: () => checkRun(['action', 'created']),
     expected: { action: 'ignore' },
+  },
+  {
+    name: 'reviews the head again with the acknowledgement of the one who pressed the button',
+    event: 'check_run',
+    payload: () => pressed(),
+    expected: enqueue({
+      pull: PULL,
+      headSha: HEAD,
+      baseRef: 'master',
+      reason: 'acknowledge',
+      acknowledge: { login: 'codebytere', at: '2024-05-01T12:00:00.000Z' },
+      explicit: true,
+    }),
+  },
+  {
+    name: 'ignores a requested action of another identifier',
+    event: 'check_run',
+    payload: () => pressed(['requested_action', { identifier: 'lgtm|26764' }]),
+    expected: { action: 'ignore', reason: 'requested action of another identifier' },
+  },
+  {
+    name: 'ignores a requested action on a check run of another name',
+    event: 'check_run',
+    payload: () => pressed(['check_run.name', 'ci']),
+    expected: { action: 'ignore', reason: 'check run of another name' },
+  },
+  {
+    name: 'ignores an acknowledgement pressed by a bot',
+    event: 'check_run',
+    payload: () => pressed(['sender.login', 'helper[bot]'], ['sender.type', 'Bot']),
+    expected: { action: 'ignore', reason: 'acknowledgement from a bot' },
   },
   {
     name: 'ignores a re-requested check run that lists no pull request',
