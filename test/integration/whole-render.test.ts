@@ -144,6 +144,36 @@ describe('a commit rendered before', () => {
     expect(memo.counts.unchanged).toBe(3);
     expect(seen(fromKept)).toEqual(seen(await engine().render(request(repo, head))));
   });
+  it('is kept when a release names a chart source the commit lacks: it fails the same way each time', async () => {
+    const orphan = {
+      apiVersion: 'helm.toolkit.fluxcd.io/v2',
+      kind: 'HelmRelease',
+      metadata: { name: 'orphan', namespace: 'apps' },
+      spec: { interval: '1h', chartRef: { kind: 'OCIRepository', name: 'nowhere' } },
+    };
+    const repo = repository({
+      ...files(),
+      'apps/kustomization.yaml':
+        'resources:\n  - web.yaml\n  - settings.yaml\n  - remote.yaml\n  - orphan.yaml\n',
+      'apps/orphan.yaml': yaml(orphan),
+    });
+    const base = repo.commit('base');
+    repo.write({ 'apps/settings.yaml': configMap('settings', { host: 'web', replicas: '3' }) });
+    const head = repo.commit('head');
+    const cache = freshCache();
+    const first = await engine(cache).render(request(repo, base));
+    expect(first.errors.map((e) => e.message)).toEqual([
+      expect.stringContaining('chartRef OCIRepository/apps/nowhere was not found'),
+    ]);
+    const again = await engine(cache).render(request(repo, base));
+    expect(again.cache?.whole).toBe(true);
+    expect(seen(again)).toEqual(seen(first));
+    // The next revision takes the failed release from the kept render, as the rest.
+    const memo = new RenderMemo();
+    await engine(cache).render(request(repo, base, memo));
+    const fromKept = await engine(cache).render(request(repo, head, memo));
+    expect(seen(fromKept)).toEqual(seen(await engine().render(request(repo, head))));
+  });
 });
 
 describe('a render is not kept', () => {

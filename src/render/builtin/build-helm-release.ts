@@ -38,6 +38,7 @@ import {
 import { REDACTED, indexSecretValues, redactText, secretTextIn } from '../../redact/index.js';
 import { reuse, reuseOrBuild, type MemoOutcome } from '../cache/index.js';
 import {
+  missingSourceKey,
   releasePreKey,
   type ReleaseKeying,
   releaseKey,
@@ -220,11 +221,32 @@ async function inflate(
       ctx.keying?.reads?.unavailable.set(producerRefKey(ref), err.remembered);
     // Unavailable charts and timeouts may pass: the other revision's render tries again.
     const transient = classify(err) === 'transient';
+    key ??= transient ? undefined : keyOfMissingSource(ctx, release, errorMessage(err));
     ctx.keying?.memo?.note(transient ? undefined : key, outcome, 'rendered');
     return withInputKey(outcome, transient ? undefined : key);
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
+}
+
+/**
+ * A key for a release that failed before its chart resolved because the first source it
+ * names (chartRef, or the chart template's sourceRef) is not in the rendered cluster: the
+ * commit decides that, so its render may be kept whole like any other (whole-render.ts).
+ * Undefined for every other failure.
+ */
+function keyOfMissingSource(
+  ctx: HelmBuildContext,
+  release: Release,
+  error: string,
+): string | undefined {
+  const { hr, ref } = release;
+  const first = hr.spec.chartRef ?? hr.spec.chart?.spec.sourceRef;
+  if (ctx.keying === undefined || first === undefined) return undefined;
+  const namespace = first.namespace ?? ref.namespace;
+  if (ctx.chartSources.lookup(first.kind, namespace, first.name) !== undefined) return undefined;
+  const source = `${first.kind}/${namespace}/${first.name}`;
+  return missingSourceKey(ctx.keying.tool, { ...release, source, error });
 }
 
 /** The outcome with Secret-derived text marked on its objects, or hidden in its error. */

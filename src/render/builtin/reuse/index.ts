@@ -18,4 +18,4 @@ export { buildKey, producerKey, readBuildInputs, type KustomizeKeying } from './
 export { buildSpec, recordedReads, type BuildReadsRecord } from './carried-builds.js';
 export { releasePreKey } from './carried-release.js';
 export { withInputKey, type KeyedOutcome } from './input-key.js';
-export { releaseKey, type ReleaseKeying } from './release-key.js';
+export { missingSourceKey, releaseKey, type ReleaseKeying } from './release-key.js';

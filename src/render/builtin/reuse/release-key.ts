@@ -59,3 +59,23 @@ export function releaseKey(tool: string, parts: ReleaseKeyParts): string | undef
     parts.assumed,
   ]);
 }
+
+/**
+ * The key of a release that failed because the chart source it names is not in the
+ * rendered cluster: that failure is the commit's, the same on every render of it, so it
+ * is keyed by the release as written and its error (`source`, the missing object's id).
+ */
+export function missingSourceKey(
+  tool: string,
+  parts: Pick<ReleaseKeyParts, 'ref' | 'hr' | 'secretValues'> & { source: string; error: string },
+): string {
+  return renderCacheKey([
+    'helm-release-no-source/1',
+    tool,
+    parts.ref,
+    parts.hr,
+    parts.secretValues,
+    parts.source,
+    parts.error,
+  ]);
+}

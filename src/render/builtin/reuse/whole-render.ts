@@ -68,7 +68,12 @@ export function chartPinned(
     typeof r['namespace'] === 'string' ? r['namespace'] : ref.namespace;
   if (typeof chartRef['kind'] === 'string' && typeof chartRef['name'] === 'string') {
     const source = lookup(chartRef['kind'], namespaceOf(chartRef), chartRef['name']);
-    const sourceSpec = record(source?.['spec']);
+    // A source the commit lacks fails the release the same way on every render of it (a
+    // whole render is kept only without source mappings, which could supply one).
+    if (source === undefined) {
+      return chartRef['kind'] === 'OCIRepository' || chartRef['kind'] === 'HelmChart';
+    }
+    const sourceSpec = record(source['spec']);
     if (chartRef['kind'] === 'OCIRepository') return ociPinned(record(sourceSpec['ref']));
     if (chartRef['kind'] !== 'HelmChart') return false;
     return requestPinned(sourceSpec);
