@@ -31,6 +31,7 @@ const HEAD = 'podinfo-public';
 const REVIEW_TIMEOUT_MS = 240_000;
 
 interface Status {
+  id: number;
   context: string;
   status: string;
   target_url: string;
@@ -123,8 +124,9 @@ describe.skipIf(!('binary' in found) && !found.required)(
       until(
         async () => {
           const ours = (await statusesOf(sha)).filter((s) => s.context === 'fluxlens');
-          // Gitea lists the newest first.
-          const latest = ours[0];
+          // The newest by id: Gitea orders by creation time in seconds, and a review that
+          // finishes within the second it started leaves its pending and final statuses tied.
+          const latest = ours.sort((a, b) => b.id - a.id)[0];
           return latest !== undefined && latest.status !== 'pending' ? latest : undefined;
         },
         `the final fluxlens status on ${sha.slice(0, 12)}`,
