@@ -231,8 +231,14 @@ describe('helm-server, against helm template', () => {
     rmSync(work, { recursive: true, force: true });
   });
 
+  /** Runs a server handed to the binary: a comparison only counts without any. */
+  const fellBack: string[] = [];
   const server = () => {
-    const s = new ToolServer(runner, { server: 'helm-server', binary: 'helm' });
+    const s = new ToolServer(
+      runner,
+      { server: 'helm-server', binary: 'helm' },
+      { fellBack: (command, why) => fellBack.push(`${command}: ${why}`) },
+    );
     servers.push(s);
     return s;
   };
@@ -255,6 +261,8 @@ describe('helm-server, against helm template', () => {
     }));
     for (const { name, binary, served } of both)
       expect({ name, served }).toEqual({ name, served: binary });
+    // helm-server answered every one itself: a fallback would compare helm with helm.
+    expect(fellBack).toEqual([]);
     // The comparison covers both kinds of outcome, and the features charts read.
     const texts = binary.flatMap((b) => ('text' in b ? [b.text] : []));
     const errors = binary.flatMap((b) => ('error' in b ? [b.error] : []));
@@ -281,6 +289,7 @@ describe('helm-server, against helm template', () => {
     const served = await outcome(helmTemplateText(runner, opts, scratch(), server()));
     expect(served).toEqual(binary);
     expect('error' in served && served.error).toContain('output exceeded the size cap');
+    expect(fellBack).toEqual([]);
   });
 
   it('renders a repository the same with helm-server as without, names it, and caches its renders apart', async () => {
