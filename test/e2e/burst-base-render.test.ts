@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { logLines, reviewed } from '../support/fault-checks.js';
-import { bootstrap, fluxKustomization, yamlStream as yaml } from '../support/repo.js';
+import { configMapApp, configMapApps } from '../support/repo.js';
 import {
   PULL,
   pullRequestPayload,
@@ -17,26 +17,11 @@ import {
 
 const APPS = 6;
 
-const config = (app: number, color: string) =>
-  yaml({
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata: { name: `app-${app}`, namespace: 'apps' },
-    data: { color },
-  });
-
 /** Six apps; head i recolours app i, a one-line change on the same base. */
 function fleet(step: 'base' | number): Record<string, string> {
-  if (step !== 'base') return { [`apps/app-${step}/config.yaml`]: config(step, 'blue') };
-  const files: Record<string, string> = {
-    'clusters/prod/flux-system.yaml': bootstrap('./clusters/prod'),
-  };
-  for (let i = 0; i < APPS; i += 1) {
-    files[`clusters/prod/app-${i}.yaml`] = yaml(fluxKustomization(`app-${i}`, `./apps/app-${i}`));
-    files[`apps/app-${i}/kustomization.yaml`] = 'resources:\n  - config.yaml\n';
-    files[`apps/app-${i}/config.yaml`] = config(i, 'red');
-  }
-  return files;
+  if (step !== 'base')
+    return { [`apps/app-${step}/config.yaml`]: configMapApp(step, { color: 'blue' }) };
+  return configMapApps(APPS, () => ({ color: 'red' }));
 }
 
 /** What each review a worker finished counted: renders read back whole, builds run. */

@@ -5,7 +5,7 @@
  * timings; any other question is analysed. The kept answer never outlives the chart memory
  * its renders were kept with, `--no-cache` never reads it, and it holds no Secret value.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,6 +23,7 @@ import {
 } from '../../src/render/index.js';
 import { makeChartRepository } from '../support/chart-repo.js';
 import { runCli } from '../support/cli.js';
+import { scratchDirs } from '../support/scratch-dirs.js';
 import { testMachine, testRunner, withoutTimings } from '../support/render.js';
 import {
   bootstrap,
@@ -42,11 +43,7 @@ afterEach(() => {
   vi.resetModules();
 });
 
-function tempDir(prefix: string): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
+const { tempDir } = scratchDirs();
 
 /** A chart repository that answers 503 to everything while `down`. */
 let flaky: Server;

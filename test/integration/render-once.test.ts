@@ -5,8 +5,7 @@
  * past the wait bound, never blocks a render for good.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -14,35 +13,19 @@ import { CancelledError } from '../../src/errors.js';
 import { RenderCache, renderCacheKey } from '../../src/render/cache/index.js';
 import { projectRoot } from '../support/paths.js';
 import { builtinEngine } from '../support/render.js';
-import { bootstrap, fluxKustomization, makeRepo, yamlStream as yaml } from '../support/repo.js';
+import { configMapApps, makeRepo } from '../support/repo.js';
+import { scratchDirs } from '../support/scratch-dirs.js';
 
 const cleanup: Array<() => unknown> = [];
 afterAll(async () => {
   for (const step of cleanup.reverse()) await step();
 });
-
-function tempDir(prefix: string): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
+const { tempDir } = scratchDirs();
 
 const APPS = 6;
 
 function repository() {
-  const files: Record<string, string> = {
-    'clusters/prod/flux-system.yaml': bootstrap('./clusters/prod'),
-  };
-  for (let i = 0; i < APPS; i += 1) {
-    files[`clusters/prod/app-${i}.yaml`] = yaml(fluxKustomization(`app-${i}`, `./apps/app-${i}`));
-    files[`apps/app-${i}/kustomization.yaml`] = 'resources:\n  - config.yaml\n';
-    files[`apps/app-${i}/config.yaml`] = yaml({
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      metadata: { name: `app-${i}`, namespace: 'apps' },
-      data: { index: String(i) },
-    });
-  }
+  const files = configMapApps(APPS, (i) => ({ index: String(i) }));
   const repo = makeRepo(files, { git: true });
   cleanup.push(() => repo.remove());
   return repo;

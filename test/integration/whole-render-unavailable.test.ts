@@ -25,8 +25,7 @@ import { startChartServer, type ChartServer } from '../support/chart-server.js';
 import { basicEntry, LOGINS } from '../support/private-charts.js';
 import { builtinEngine, testHelmSettings, testRunner } from '../support/render.js';
 import {
-  bootstrap,
-  fluxKustomization,
+  configMapApps,
   helmRepositoryRelease,
   makeRepo,
   yamlStream as yaml,
@@ -79,19 +78,7 @@ const APPS = 8;
 
 /** APPS Kustomizations, two releases from the reachable repository, two from the flaky one. */
 function repository(): TestRepo {
-  const files: Record<string, string> = {
-    'clusters/prod/flux-system.yaml': bootstrap('./clusters/prod'),
-  };
-  for (let i = 0; i < APPS; i += 1) {
-    files[`clusters/prod/app-${i}.yaml`] = yaml(fluxKustomization(`app-${i}`, `./apps/app-${i}`));
-    files[`apps/app-${i}/kustomization.yaml`] = 'resources:\n  - config.yaml\n';
-    files[`apps/app-${i}/config.yaml`] = yaml({
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      metadata: { name: `app-${i}`, namespace: 'apps' },
-      data: { index: String(i) },
-    });
-  }
+  const files = configMapApps(APPS, (i) => ({ index: String(i) }));
   const source = (name: string, url: string) => ({
     apiVersion: 'source.toolkit.fluxcd.io/v1',
     kind: 'HelmRepository',

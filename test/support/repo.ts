@@ -107,6 +107,37 @@ export function fluxKustomization(name: string, path: string): Record<string, un
 }
 
 /**
+ * A cluster of `count` Flux Kustomizations app-0 ... app-N, each applying one ConfigMap of
+ * namespace apps (`data(i)` its data), behind the bootstrap at clusters/prod.
+ */
+export function configMapApps(
+  count: number,
+  data: (app: number) => Record<string, string>,
+): Record<string, string> {
+  const files: Record<string, string> = {
+    'clusters/prod/flux-system.yaml': bootstrap('./clusters/prod'),
+  };
+  for (let i = 0; i < count; i += 1) {
+    files[`clusters/prod/app-${i}.yaml`] = yamlStream(
+      fluxKustomization(`app-${i}`, `./apps/app-${i}`),
+    );
+    files[`apps/app-${i}/kustomization.yaml`] = 'resources:\n  - config.yaml\n';
+    files[`apps/app-${i}/config.yaml`] = configMapApp(i, data(i));
+  }
+  return files;
+}
+
+/** The ConfigMap app `app` of configMapApps applies. */
+export function configMapApp(app: number, data: Record<string, string>): string {
+  return yamlStream({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: `app-${app}`, namespace: 'apps' },
+    data,
+  });
+}
+
+/**
  * A HelmRelease of a chart folder in this repository (`chart`, e.g. './charts/web'),
  * through the bootstrap GitRepository; `spec` adds to or overrides its spec.
  */
