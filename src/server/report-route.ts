@@ -6,7 +6,6 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import type { PullRef } from '../queue/index.js';
 import { verifyReportSignature } from '../report-link.js';
 import { requireToken } from './api-routes.js';
 import { HttpError } from './http-error.js';
@@ -22,7 +21,7 @@ export const REPORT_SECURITY_HEADERS = {
 };
 
 /** Whether the query tries to be a signed link at all, before judging whether it is one. */
-export const LinkQuery = z.object({ expires: z.unknown(), sig: z.unknown() });
+const LinkQuery = z.object({ expires: z.unknown(), sig: z.unknown() });
 
 export const SignedQuery = z.object({
   expires: z
@@ -39,7 +38,9 @@ export function registerReportRoute(app: FastifyInstance, ctx: ServerContext): v
 
   const serve = async (request: FastifyRequest, reply: FastifyReply) => {
     const pull = pullFromParams(request.params);
-    authorize(request, pull, ctx);
+    authorizeReportAccess(request, ctx, 'report', (key, expires, sig, now) =>
+      verifyReportSignature(key, pull, expires, sig, now),
+    );
     const stored = await guarded(() => ctx.deps.results.get(pull));
     if (stored === undefined) throw new HttpError(404, 'no report for this pull request');
     return reply
@@ -52,13 +53,23 @@ export function registerReportRoute(app: FastifyInstance, ctx: ServerContext): v
   app.get('/reports/:forge/:owner/:repo/pulls/:number', serve);
 }
 
-/** A bearer token decides when present; otherwise a signed link must be valid. */
-function authorize(request: FastifyRequest, pull: PullRef, ctx: ServerContext): void {
+/**
+ * A bearer token decides when present; otherwise a signed link must be valid, as `verify`
+ * judges its signature (a PR's report, the reviews page: each signed over its own message,
+ * so one never opens the other). Returns the link's expiry (seconds), or undefined for the
+ * token; `what` names the page in the refusal.
+ */
+export function authorizeReportAccess(
+  request: FastifyRequest,
+  ctx: ServerContext,
+  what: string,
+  verify: (key: string, expires: number, sig: string, now: Date) => boolean,
+): number | undefined {
   const { apiToken, reportSigningKey } = ctx.deps;
   if (request.headers.authorization !== undefined) {
     if (!apiToken) throw new HttpError(401, 'bearer tokens are not accepted here', 'bad-token');
     requireToken(request, apiToken);
-    return;
+    return undefined;
   }
   const link = LinkQuery.safeParse(request.query);
   if (!link.success || (link.data.sig === undefined && link.data.expires === undefined)) {
@@ -69,6 +80,9 @@ function authorize(request: FastifyRequest, pull: PullRef, ctx: ServerContext): 
     signed.success &&
     reportSigningKey !== undefined &&
     reportSigningKey !== '' &&
-    verifyReportSignature(reportSigningKey, pull, signed.data.expires, signed.data.sig, ctx.now());
-  if (!valid) throw new HttpError(403, 'report link is invalid or expired', 'bad-report-signature');
+    verify(reportSigningKey, signed.data.expires, signed.data.sig, ctx.now());
+  if (!valid || !signed.success) {
+    throw new HttpError(403, `${what} link is invalid or expired`, 'bad-report-signature');
+  }
+  return signed.data.expires;
 }

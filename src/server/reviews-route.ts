@@ -14,9 +14,8 @@ import {
   signReviewsUrl,
   verifyReviewsSignature,
 } from '../report-link.js';
-import { requireToken } from './api-routes.js';
 import { HttpError } from './http-error.js';
-import { LinkQuery, REPORT_SECURITY_HEADERS, SignedQuery } from './report-route.js';
+import { authorizeReportAccess, REPORT_SECURITY_HEADERS, SignedQuery } from './report-route.js';
 import { type ServerContext, guarded } from './server-context.js';
 import type { ReviewsPageData } from './types.js';
 
@@ -49,7 +48,7 @@ export function registerReviewsRoute(app: FastifyInstance, ctx: ServerContext): 
   if (render === undefined || (!apiToken && !reportSigningKey)) return;
 
   app.get('/reports', async (request, reply) => {
-    const expires = authorize(request, ctx);
+    const expires = authorizeReportAccess(request, ctx, 'reviews', verifyReviewsSignature);
     const filters = Filters.safeParse(request.query);
     if (!filters.success) {
       throw new HttpError(
@@ -101,30 +100,4 @@ function shareExpiry(ctx: ServerContext): Date {
 function signedParams(request: FastifyRequest): Record<string, string> {
   const query = SignedQuery.parse(request.query);
   return { expires: String(query.expires), sig: query.sig };
-}
-
-/**
- * A bearer token decides when present; otherwise a signed link to the page must be valid.
- * Returns the link's expiry (seconds), or undefined for the token.
- */
-function authorize(request: FastifyRequest, ctx: ServerContext): number | undefined {
-  const { apiToken, reportSigningKey } = ctx.deps;
-  if (request.headers.authorization !== undefined) {
-    if (!apiToken) throw new HttpError(401, 'bearer tokens are not accepted here', 'bad-token');
-    requireToken(request, apiToken);
-    return undefined;
-  }
-  const link = LinkQuery.safeParse(request.query);
-  if (!link.success || (link.data.sig === undefined && link.data.expires === undefined)) {
-    throw new HttpError(401, 'a bearer token or a signed link is required', 'bad-token');
-  }
-  const signed = SignedQuery.safeParse(link.data);
-  const valid =
-    signed.success &&
-    reportSigningKey !== undefined &&
-    reportSigningKey !== '' &&
-    verifyReviewsSignature(reportSigningKey, signed.data.expires, signed.data.sig, ctx.now());
-  if (!valid)
-    throw new HttpError(403, 'reviews link is invalid or expired', 'bad-report-signature');
-  return signed.data.expires;
 }
