@@ -52,23 +52,27 @@ export function createRedisResultStore(
       const limit = Math.min(query.limit, MAX_LISTED_RESULTS);
       const prefix = query.repository ? `${repositoryKey(query.repository)}~` : '';
       const members = await redis.zrevrange(keys.recentResults, 0, MAX_RECENT - 1);
+      const pulls = members.flatMap((m) => {
+        const pull = m.startsWith(prefix) ? pullOfKey(m) : undefined;
+        return pull ? [pull] : [];
+      });
       const out: StoredResult[] = [];
-      for (const member of members) {
-        if (out.length >= limit) break;
-        const pull = member.startsWith(prefix) ? pullOfKey(member) : undefined;
-        if (pull === undefined) continue;
-        const [headSha, resultJson, storedAt] = await redis.hmget(
-          keys.result(pull),
-          'headSha',
-          'resultJson',
-          'storedAt',
-        );
-        if (!headSha || typeof resultJson !== 'string') continue;
-        out.push({
-          pull,
-          headSha: CommitSha.parse(headSha),
-          resultJson,
-          storedAt: Number(storedAt ?? 0),
+      // One round trip per batch of as many as are still wanted: an expired result leaves a
+      // gap the next batch fills.
+      for (let at = 0; at < pulls.length && out.length < limit; ) {
+        const batch = pulls.slice(at, at + limit - out.length);
+        at += batch.length;
+        const reads = redis.pipeline();
+        for (const pull of batch)
+          reads.hmget(keys.result(pull), 'headSha', 'resultJson', 'storedAt');
+        const answers = (await reads.exec()) ?? [];
+        batch.forEach((pull, i) => {
+          const [err, fields] = answers[i] ?? [];
+          if (err) throw err;
+          const [headSha, resultJson, storedAt] = (fields ?? []) as Array<string | null>;
+          if (!headSha || typeof resultJson !== 'string') return;
+          const stored = { headSha: CommitSha.parse(headSha), resultJson };
+          out.push({ pull, ...stored, storedAt: Number(storedAt ?? 0) });
         });
       }
       return out;
