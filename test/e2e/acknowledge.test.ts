@@ -21,23 +21,13 @@ import {
   startServiceWorld,
   type ServiceWorld,
 } from '../support/service.js';
+import { appClaim, appConfigMap } from '../support/app-objects.js';
 
 const WRITER = 'octo-writer';
 const READER = 'octo-reader';
 
-const configMap = (color: string) =>
-  yamlStream({
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata: { name: 'app-config', namespace: 'apps' },
-    data: { color },
-  });
-const claim = yamlStream({
-  apiVersion: 'v1',
-  kind: 'PersistentVolumeClaim',
-  metadata: { name: 'app-data', namespace: 'apps' },
-  spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
-});
+const configMap = (color: string) => yamlStream(appConfigMap(color));
+const claim = yamlStream(appClaim);
 
 /** Both heads delete the claim (the same danger); head 1 also recolours the ConfigMap. */
 function fleetWith(policy: string | undefined) {
