@@ -44,14 +44,12 @@ export function signReportUrl(
   pull: ReportLinkPull,
   expiresAt: Date,
 ): string {
-  const expires = Math.floor(expiresAt.getTime() / 1000);
-  const sig = reportSignature(key, pull, expires);
-  return `${publicUrl.replace(/\/+$/, '')}${reportPath(pull)}?expires=${expires}&sig=${sig}`;
+  return signedUrl(publicUrl, reportPath(pull), expiresAt, (e) => reportSignature(key, pull, e));
 }
 
 /**
  * Whether `sig` was made with `key` for this PR and `expires` (seconds since the epoch) is
- * still ahead of now. Compared in constant time; only the length, which is public, is not.
+ * still ahead of now.
  */
 export function verifyReportSignature(
   key: string,
@@ -60,10 +58,7 @@ export function verifyReportSignature(
   sig: string,
   now: Date,
 ): boolean {
-  if (!Number.isSafeInteger(expires) || expires * 1000 <= now.getTime()) return false;
-  const given = Buffer.from(sig.toLowerCase(), 'utf8');
-  const expected = Buffer.from(reportSignature(key, pull, expires), 'utf8');
-  return given.length === expected.length && timingSafeEqual(given, expected);
+  return signatureHolds(sig, expires, now, (e) => reportSignature(key, pull, e));
 }
 
 /**
@@ -79,9 +74,7 @@ export const REVIEWS_PATH = '/reports';
 
 /** The reviews page's URL under publicUrl, valid until expiresAt (to the second). */
 export function signReviewsUrl(publicUrl: string, key: string, expiresAt: Date): string {
-  const expires = Math.floor(expiresAt.getTime() / 1000);
-  const sig = reviewsSignature(key, expires);
-  return `${publicUrl.replace(/\/+$/, '')}${REVIEWS_PATH}?expires=${expires}&sig=${sig}`;
+  return signedUrl(publicUrl, REVIEWS_PATH, expiresAt, (e) => reviewsSignature(key, e));
 }
 
 /** verifyReportSignature for the reviews page. */
@@ -91,8 +84,32 @@ export function verifyReviewsSignature(
   sig: string,
   now: Date,
 ): boolean {
+  return signatureHolds(sig, expires, now, (e) => reviewsSignature(key, e));
+}
+
+/** `path` under publicUrl with its expiry and the signature `sign` makes of it. */
+function signedUrl(
+  publicUrl: string,
+  path: string,
+  expiresAt: Date,
+  sign: (expires: number) => string,
+): string {
+  const expires = Math.floor(expiresAt.getTime() / 1000);
+  return `${publicUrl.replace(/\/+$/, '')}${path}?expires=${expires}&sig=${sign(expires)}`;
+}
+
+/**
+ * Whether `sig` is what `sign` makes of `expires` (seconds since the epoch), still ahead of
+ * now. Compared in constant time; only the length, which is public, is not.
+ */
+function signatureHolds(
+  sig: string,
+  expires: number,
+  now: Date,
+  sign: (expires: number) => string,
+): boolean {
   if (!Number.isSafeInteger(expires) || expires * 1000 <= now.getTime()) return false;
   const given = Buffer.from(sig.toLowerCase(), 'utf8');
-  const expected = Buffer.from(reviewsSignature(key, expires), 'utf8');
+  const expected = Buffer.from(sign(expires), 'utf8');
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
